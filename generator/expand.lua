@@ -1,0 +1,152 @@
+-- expand.lua -- turns a kernel-set manifest into the sorted list of kernel
+-- configurations to generate. A manifest entry gives, per axis of its
+-- kernel kind, one value, a list of values, "*" (every value of the axis) or
+-- "=other" (the same value as axis `other`, e.g. kw = "=kh").
+
+local M = {}
+
+local function axis_index(spec)
+  local r = {}
+  for i, a in ipairs(spec.axes) do r[a.name] = { axis = a, index = i } end
+  return r
+end
+
+local function kind_of(spec, kind)
+  for _, k in ipairs(spec.kernels) do if k.kind == kind then return k end end
+end
+
+-- Substitutes ${axis} in a spec pattern.
+local function subst(pat, values)
+  return (pat:gsub("%${([%w_]+)}", function(n) return tostring(values[n]) end))
+end
+M.subst = subst
+
+local function has_value(axis, v)
+  for _, x in ipairs(axis.values) do if x == v then return true end end
+  return false
+end
+
+-- Returns the list of kernel records or nil, err.
+function M.expand(set, specs, set_file)
+  local out, seen = {}, {}
+  for ei, e in ipairs(set.kernels) do
+    local where = string.format("%s: field 'kernels[%d]", set_file, ei)
+    local spec = specs[e.family]
+    local kind = kind_of(spec, e.kind)
+    if not kind then
+      local ks = {}
+      for i, k in ipairs(spec.kernels) do ks[i] = k.kind end
+      return nil, string.format("%s.kind': family %s has no kernel kind %q (has: %s)",
+        where, e.family, e.kind, table.concat(ks, ", "))
+    end
+    local ax = axis_index(spec)
+    local listed = {}
+    for _, an in ipairs(kind.axes) do listed[an] = true end
+    local keys = {}
+    for k in pairs(e) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      if k ~= "family" and k ~= "kind" and not listed[k] then
+        return nil, string.format("%s.%s': not an axis of %s %s kernels (axes: %s)",
+          where, k, e.family, e.kind, table.concat(kind.axes, ", "))
+      end
+    end
+    -- Choices per axis, in the kind's axis order.
+    local choices = {}
+    for i, an in ipairs(kind.axes) do
+      local sel, a = e[an], ax[an].axis
+      if sel == nil then
+        return nil, string.format("%s.%s': missing (a value of axis %s, a list, or \"*\")", where, an, an)
+      end
+      if sel == "*" then
+        choices[i] = { values = a.values }
+      elseif type(sel) == "string" and sel:sub(1, 1) == "=" then
+        local other = sel:sub(2)
+        local oi
+        for j = 1, i - 1 do if kind.axes[j] == other then oi = j end end
+        if not oi then
+          return nil, string.format("%s.%s': %q must name an axis listed before %s", where, an, sel, an)
+        end
+        choices[i] = { tie = oi }
+      else
+        local list = type(sel) == "table" and sel or { sel }
+        for _, v in ipairs(list) do
+          if not has_value(a, v) then
+            local vs = {}
+            for j, x in ipairs(a.values) do vs[j] = tostring(x) end
+            return nil, string.format("%s.%s': %s is not a value of axis %s (values: %s)",
+              where, an, tostring(v), an, table.concat(vs, ", "))
+          end
+        end
+        choices[i] = { values = list }
+      end
+    end
+    -- Cartesian product.
+    local function rec(i, chosen)
+      if i > #kind.axes then
+        local values = {}
+        for j, an in ipairs(kind.axes) do values[an] = chosen[j] end
+        local name = "kfg_" .. subst(kind.name, values) .. "__scalar"
+        if not seen[name] then
+          local key, fixed = {}, 0
+          for j, a in ipairs(spec.axes) do
+            local v = values[a.name]
+            if v == nil then
+              key[j] = "KFI_ANY"
+            else
+              key[j] = a.c and a.c[v] or tostring(v)
+              fixed = fixed + 1
+            end
+          end
+          local k = {
+            family = e.family, kind = e.kind, spec = spec, values = values, name = name,
+            template = subst(kind.template, values),
+            config = subst(kind.config or kind.name, values),
+            key = key, fixed = fixed, isa = "scalar",
+          }
+          seen[name] = k
+          out[#out + 1] = k
+        end
+        return true
+      end
+      local c = choices[i]
+      if c.tie then
+        local v = chosen[c.tie]
+        if not has_value(ax[kind.axes[i]].axis, v) then return true end
+        chosen[i] = v
+        return rec(i + 1, chosen)
+      end
+      for _, v in ipairs(c.values) do
+        chosen[i] = v
+        rec(i + 1, chosen)
+      end
+      chosen[i] = nil
+      return true
+    end
+    rec(1, {})
+  end
+  -- Selection order: family, then most specific first, then by name.
+  table.sort(out, function(a, b)
+    if a.family ~= b.family then return a.family < b.family end
+    if a.fixed ~= b.fixed then return a.fixed > b.fixed end
+    return a.name < b.name
+  end)
+  return out
+end
+
+-- Template parameters of one kernel.
+function M.params(k, dtypes)
+  local p = {}
+  for n, v in pairs(k.spec.params or {}) do p[n] = v end
+  for n, v in pairs(k.values) do p[n] = v end
+  p.KERNEL = k.name
+  p.FAMILY = k.family
+  p.ISA = k.isa
+  if k.values.T then
+    local d = dtypes[k.values.T]
+    p.ctype, p.tf_type, p.acc = d.ctype, d.tf, d.acc
+  end
+  return p
+end
+
+return M

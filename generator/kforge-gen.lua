@@ -1,0 +1,135 @@
+-- kforge-gen.lua -- the generator: specs + templates -> C kernels, registry,
+-- op tables and the ninja fragment that builds them.
+--
+--   lua5.4 generator/kforge-gen.lua [--set specs/sets/default.lua]
+--          [--out generated] [--root .] [--depfile F --deptarget T] [--quiet]
+--
+-- Deterministic: same inputs, same bytes (sorted, no dates, no absolute
+-- paths). All-or-nothing: on any error it prints "kforge-gen: <file>:...",
+-- writes nothing and exits 1.
+
+local script_dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+package.path = script_dir .. "/?.lua;" .. package.path
+
+local spec = require "spec"
+local template = require "template"
+local expand = require "expand"
+local emit = require "emit"
+local output = require "output"
+local dtypes = require "dtypes"
+
+local function usage(msg)
+  io.stderr:write("kforge-gen: " .. msg .. "\nusage: lua5.4 generator/kforge-gen.lua [--set FILE] " ..
+    "[--out DIR] [--root DIR] [--depfile FILE --deptarget TARGET] [--quiet]\n")
+  os.exit(2)
+end
+
+local opt = { set = "specs/sets/default.lua", out = "generated", root = "." }
+local i = 1
+while i <= #arg do
+  local a = arg[i]
+  if a == "--quiet" then
+    opt.quiet = true
+  elseif a == "--set" or a == "--out" or a == "--root" or a == "--depfile" or a == "--deptarget" then
+    if not arg[i + 1] then usage(a .. " needs a value") end
+    opt[a:sub(3)] = arg[i + 1]
+    i = i + 1
+  else
+    usage("unknown argument " .. a)
+  end
+  i = i + 1
+end
+
+local function fail(msg)
+  io.stderr:write("kforge-gen: " .. msg .. "\n")
+  os.exit(1)
+end
+
+local root = opt.root
+local function rel(p) return root == "." and p or root .. "/" .. p end
+
+-- 1. Specs.
+local families, ferr = spec.load_data(rel("specs/families.lua"))
+if not families then fail(ferr) end
+local set, specs, deps = spec.load_set(rel("specs"), opt.set)
+if not set then fail(specs) end
+for _, f in ipairs(families) do
+  if type(f) ~= "string" then fail(rel("specs/families.lua") .. ": expected a list of family names") end
+  if not specs[f] then
+    local s, err = spec.load_op(rel("specs"), f)
+    if not s then fail(err) end
+    specs[f] = s
+    deps[#deps + 1] = s.file
+  end
+end
+for f in pairs(specs) do
+  local known = false
+  for _, g in ipairs(families) do if g == f then known = true end end
+  if not known then fail(opt.set .. ": family " .. f .. " is not listed in specs/families.lua") end
+end
+
+-- 2. Configurations.
+local kernels, xerr = expand.expand(set, specs, opt.set)
+if not kernels then fail(xerr) end
+
+-- 3. Render everything in memory.
+local files, errors = {}, {}
+local compiled = {}
+for _, k in ipairs(kernels) do
+  local tpath = "templates/" .. k.template
+  local tpl = compiled[tpath]
+  if not tpl then
+    local src = output.read(rel(tpath))
+    if not src then
+      errors[#errors + 1] = string.format("%s: kernel %s needs template %s, which cannot be read",
+        k.spec.file, k.name, tpath)
+    else
+      local t, err = template.compile(src, tpath)
+      if not t then errors[#errors + 1] = err else compiled[tpath] = t end
+      tpl = t
+      deps[#deps + 1] = rel(tpath)
+    end
+  end
+  if tpl then
+    local text, err = template.render(tpl, expand.params(k, dtypes))
+    if not text then
+      errors[#errors + 1] = err
+    else
+      local hdr = emit.banner(k.name .. ".c -- " .. k.config .. " (" .. k.isa .. ")",
+        tpath .. " and " .. k.spec.file:gsub("^" .. root:gsub("%p", "%%%0") .. "/", ""))
+      -- Every kernel file: banner, the kernel header, its two entry points.
+      local pre = string.format('#include "kfi_kernel.h"\n\nvoid %s(const void *args);\n' ..
+        "size_t %s_scratch(const void *args);\n", k.name, k.name)
+      files[#files + 1] = { path = k.family .. "/" .. k.name .. ".c", text = hdr .. pre .. text }
+    end
+  end
+end
+if #errors > 0 then fail(table.concat(errors, "\nkforge-gen: ")) end
+
+local set_name = opt.set:gsub("^" .. root:gsub("%p", "%%%0") .. "/", "")
+files[#files + 1] = { path = "kfg_spec.h", text = emit.spec_header(families, specs) }
+files[#files + 1] = { path = "kfg_ops.c", text = emit.ops_source(families, specs) }
+files[#files + 1] = { path = "kfg_registry.c", text = emit.registry_source(kernels, set_name) }
+local csrc = {}
+for _, f in ipairs(files) do if f.path:match("%.c$") then csrc[#csrc + 1] = f.path end end
+table.sort(csrc)
+files[#files + 1] = { path = "sources.ninja", text = emit.ninja_fragment(csrc, set_name) }
+
+-- 4. Commit.
+local n, werr = output.commit(opt.out, files)
+if not n then fail(werr) end
+if opt.depfile then
+  for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes" }) do
+    deps[#deps + 1] = script_dir .. "/" .. m .. ".lua"
+  end
+  deps[#deps + 1] = rel("specs/families.lua")
+  table.sort(deps)
+  local h = io.open(opt.depfile, "wb")
+  if not h then fail("cannot write " .. opt.depfile) end
+  h:write((opt.deptarget or "generated/FILES") .. ": " .. table.concat(deps, " \\\n  ") .. "\n")
+  h:close()
+end
+if not opt.quiet then
+  io.stdout:write(string.format("kforge-gen: %d kernels, %d files, %d written to %s\n",
+    #kernels, #files, n, opt.out))
+end

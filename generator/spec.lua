@@ -1,0 +1,217 @@
+-- spec.lua -- loads and validates op specs (specs/ops/*.lua) and kernel-set
+-- manifests (specs/sets/*.lua). Specs are data: they are loaded with an
+-- empty environment (no functions, no I/O) and checked against the schemas
+-- below plus cross-references, so errors name the file and the field.
+
+local schema = require "schema"
+
+local M = {}
+
+local ident = { pattern = "^[%a_][%w_]*$" }
+local tag = { pattern = "^[%w_]+$" }
+
+local tensor = {
+  record = { name = ident, type = "string", doc = "string" },
+  required = { "name", "type" },
+}
+
+local attr = {
+  record = {
+    name = ident,
+    kind = { oneof = { "type", "float", "bool", "string", "int_list" } },
+    default = "any",
+    allowed = { list = "any", min = 1 },
+    required = "boolean", -- no default: the caller must set it
+    doc = "string",
+  },
+  required = { "name", "kind" },
+}
+
+local op = {
+  record = {
+    name = ident,
+    enum = { pattern = "^KF_OP_[%u%d_]+$" },
+    inputs = { list = tensor, min = 1 },
+    outputs = { list = tensor, min = 1 },
+    attrs = { list = attr },
+    doc = "string",
+  },
+  required = { "name", "enum", "inputs", "outputs", "attrs" },
+}
+
+local rule = {
+  record = { id = ident, message = "string", tf = "string" },
+  required = { "id", "message" },
+}
+
+local axis = {
+  record = {
+    name = ident,
+    values = { list = { alt = { tag, "integer" } }, min = 1 },
+    c = { map = "string" }, -- C constant per value tag (default: the value itself)
+    doc = "string",
+  },
+  required = { "name", "values" },
+}
+
+local kernel = {
+  record = {
+    kind = ident,                        -- "specialized", "generic", ...
+    name = "string",                     -- ${axis} pattern of the kernel name
+    template = "string",                 -- ${axis} pattern of the template path
+    axes = { list = ident },             -- the axes this kind is specialized on
+    config = "string",                   -- ${axis} pattern shown by `kforge list`
+    doc = "string",
+  },
+  required = { "kind", "name", "template", "axes" },
+}
+
+M.op_schema = {
+  record = {
+    family = ident,
+    summary = "string",
+    ops = { list = op, min = 1 },
+    rules = { list = rule, min = 1 },
+    axes = { list = axis, min = 1 },
+    kernels = { list = kernel, min = 1 },
+    params = { map = "any" }, -- constants handed to every template of the family
+  },
+  required = { "family", "summary", "ops", "rules", "axes", "kernels" },
+}
+
+local selector = { alt = { { pattern = "^=?[%w_*]+$" }, "integer", { list = { alt = { tag, "integer" } }, min = 1 } } }
+
+M.set_schema = {
+  record = {
+    name = ident,
+    summary = "string",
+    kernels = {
+      list = { map = selector }, -- family=, kind=, and one selector per axis
+      min = 1,
+    },
+  },
+  required = { "name", "summary", "kernels" },
+}
+
+-- Reads and evaluates a data file in an empty environment.
+local function load_data(path)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, path .. ": cannot open (" .. tostring(err) .. ")" end
+  local src = f:read("a")
+  f:close()
+  local fn, perr = load(src, "@" .. path, "t", {})
+  if not fn then return nil, perr end
+  local ok, v = pcall(fn)
+  if not ok then return nil, tostring(v) end
+  if type(v) ~= "table" then return nil, path .. ": must return a table, got " .. type(v) end
+  return v
+end
+M.load_data = load_data
+
+local function dup_check(list, field, where, file)
+  local seen = {}
+  for i, e in ipairs(list) do
+    local k = e[field]
+    if seen[k] then
+      return false, string.format("%s: field '%s[%d].%s': duplicate %q", file, where, i, field, k)
+    end
+    seen[k] = true
+  end
+  return true
+end
+
+-- Placeholder names ${...} used in a pattern.
+local function placeholders(pat)
+  local r = {}
+  for n in pat:gmatch("%${([%w_]+)}") do r[#r + 1] = n end
+  return r
+end
+
+-- Validates an op-family spec beyond its schema. Returns true or false, msg.
+local function cross_check(s, file)
+  local ok, err
+  ok, err = dup_check(s.ops, "name", "ops", file); if not ok then return ok, err end
+  ok, err = dup_check(s.rules, "id", "rules", file); if not ok then return ok, err end
+  ok, err = dup_check(s.axes, "name", "axes", file); if not ok then return ok, err end
+  ok, err = dup_check(s.kernels, "kind", "kernels", file); if not ok then return ok, err end
+  local axes = {}
+  for i, a in ipairs(s.axes) do
+    axes[a.name] = a
+    for j, v in ipairs(a.values) do
+      if type(v) == "string" and not (a.c and a.c[v]) then
+        return false, string.format("%s: field 'axes[%d].c': missing the C constant of value %q (axes[%d].values[%d])",
+          file, i, v, i, j)
+      end
+    end
+  end
+  for i, k in ipairs(s.kernels) do
+    for j, an in ipairs(k.axes) do
+      if not axes[an] then
+        return false, string.format("%s: field 'kernels[%d].axes[%d]': unknown axis %q", file, i, j, an)
+      end
+    end
+    local listed = {}
+    for _, an in ipairs(k.axes) do listed[an] = true end
+    for _, f in ipairs({ "name", "template", "config" }) do
+      for _, p in ipairs(placeholders(k[f] or "")) do
+        if not listed[p] then
+          return false, string.format("%s: field 'kernels[%d].%s': ${%s} is not an axis of this kernel kind",
+            file, i, f, p)
+        end
+      end
+    end
+  end
+  for i, o in ipairs(s.ops) do
+    for j, a in ipairs(o.attrs) do
+      if a.allowed and a.default ~= nil then
+        local found = false
+        for _, v in ipairs(a.allowed) do if v == a.default then found = true end end
+        if not found then
+          return false, string.format("%s: field 'ops[%d].attrs[%d].default': %s is not in allowed",
+            file, i, j, tostring(a.default))
+        end
+      end
+    end
+  end
+  return true
+end
+
+-- Loads specs/ops/<family>.lua. Returns the spec or nil, err.
+function M.load_op(dir, family)
+  local file = dir .. "/ops/" .. family .. ".lua"
+  local s, err = load_data(file)
+  if not s then return nil, err end
+  local ok, verr = schema.validate(s, M.op_schema, file)
+  if not ok then return nil, verr end
+  if s.family ~= family then
+    return nil, string.format("%s: field 'family': expected %q (the file's name), got %q", file, family, s.family)
+  end
+  ok, verr = cross_check(s, file)
+  if not ok then return nil, verr end
+  s.file = file
+  return s
+end
+
+-- Loads a kernel-set manifest and the op specs it names.
+-- Returns set, specs (family -> spec), files read; or nil, err.
+function M.load_set(dir, path)
+  local set, err = load_data(path)
+  if not set then return nil, err end
+  local ok, verr = schema.validate(set, M.set_schema, path)
+  if not ok then return nil, verr end
+  local specs, files = {}, { path }
+  for i, e in ipairs(set.kernels) do
+    local where = string.format("%s: field 'kernels[%d]", path, i)
+    if type(e.family) ~= "string" then return nil, where .. ".family': missing (the op family, e.g. \"bngrad\")" end
+    if type(e.kind) ~= "string" then return nil, where .. ".kind': missing (a kernel kind of the family)" end
+    if not specs[e.family] then
+      local s, lerr = M.load_op(dir, e.family)
+      if not s then return nil, lerr end
+      specs[e.family] = s
+      files[#files + 1] = s.file
+    end
+  end
+  return set, specs, files
+end
+
+return M

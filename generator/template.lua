@@ -1,0 +1,137 @@
+-- template.lua -- kforge's C template language (see docs/templates.md).
+--
+-- A template is C text with two additions:
+--   * a line whose first non-blank character is `$` (not `${`, not `$$`)
+--     is a Lua statement: `$for i = 0, CT-1 do`, `$if TRAIN then`, `$end`;
+--   * `${expr}` anywhere in a text line inserts the value of a Lua
+--     expression; `$$` is a literal `$`.
+-- Each template line compiles to exactly one line of the Lua chunk, whose
+-- name is the template's path, so every error (syntax, runtime, undefined
+-- variable) reports the template's own file and line.
+-- Values: strings as they are, integers in decimal; any other number is an
+-- error (use f32()/f64() for float literals), as are nil and booleans.
+
+local M = {}
+
+-- Formats one `${}` value for C text.
+local function value_text(v, where)
+  local t = type(v)
+  if t == "string" then return v end
+  if t == "number" then
+    local i = math.tointeger(v)
+    if i then return string.format("%d", i) end
+    error(where .. "non-integer number " .. tostring(v) .. " in ${}: use f32() or f64()", 0)
+  end
+  error(where .. "cannot insert a " .. t .. " value in ${}", 0)
+end
+
+-- Exactly-rounded C literals for floating constants.
+function M.f64(x)
+  if x ~= x or x == math.huge or x == -math.huge then error("f64: non-finite literal", 2) end
+  local s = string.format("%.17g", x)
+  if not s:find("[%.eE]") then s = s .. ".0" end
+  return s
+end
+function M.f32(x) return M.f64(x) .. "f" end
+
+-- Splits a text line into Lua expression pieces; returns the code of one
+-- statement that emits the line (with its newline).
+local function text_line(line, nl)
+  local parts, pos = {}, 1
+  while true do
+    local s = line:find("$", pos, true)
+    if not s then break end
+    local nxt = line:sub(s + 1, s + 1)
+    if nxt == "$" then
+      parts[#parts + 1] = string.format("%q", line:sub(pos, s))
+      pos = s + 2
+    elseif nxt == "{" then
+      if s > pos then parts[#parts + 1] = string.format("%q", line:sub(pos, s - 1)) end
+      local depth, j = 1, s + 2
+      while j <= #line and depth > 0 do
+        local c = line:sub(j, j)
+        if c == "{" then depth = depth + 1 elseif c == "}" then depth = depth - 1 end
+        j = j + 1
+      end
+      if depth > 0 then
+        return nil, "unterminated ${ in text line"
+      end
+      local expr = line:sub(s + 2, j - 2)
+      if expr:match("^%s*$") then return nil, "empty ${}" end
+      parts[#parts + 1] = "_v(" .. expr .. ")"
+      pos = j
+    else
+      parts[#parts + 1] = string.format("%q", line:sub(pos, s))
+      pos = s + 1
+    end
+  end
+  if pos <= #line then parts[#parts + 1] = string.format("%q", line:sub(pos)) end
+  if nl then parts[#parts + 1] = '"\\n"' end
+  if #parts == 0 then return "" end
+  return "_o(" .. table.concat(parts, ",") .. ")"
+end
+
+-- Compiles template source into a Lua function(env) -> text.
+-- name is the template's path as reported in errors.
+function M.compile(src, name)
+  local code = {}
+  local n = 0
+  local ends_nl = src:sub(-1) == "\n"
+  local body = ends_nl and src:sub(1, -2) or src
+  for line in (body .. "\n"):gmatch("(.-)\n") do
+    n = n + 1
+    local stmt = line:match("^%s*%$([^{$].*)$") or line:match("^%s*%$$")
+    if stmt then
+      code[n] = stmt
+    else
+      local c, err = text_line(line, true)
+      if not c then return nil, string.format("%s:%d: %s", name, n, err) end
+      code[n] = c
+    end
+  end
+  local chunk = "local _o, _v = ...; " .. table.concat(code, "\n")
+  -- The environment is bound per render through _ENV upvalue replacement.
+  local fn, err = load(chunk, "@" .. name, "t", {})
+  if not fn then return nil, err end
+  return { fn = fn, name = name }
+end
+
+-- Renders a compiled template with params (read-only; unknown names are
+-- errors). helpers are extra functions visible to the template.
+function M.render(tpl, params, helpers)
+  local out = {}
+  local function emit(...)
+    local t = table.pack(...)
+    for i = 1, t.n do out[#out + 1] = t[i] end
+  end
+  local env = setmetatable({}, {
+    __index = function(_, k)
+      local v = params[k]
+      if v == nil and helpers then v = helpers[k] end
+      if v == nil then v = M.lua_builtins[k] end
+      if v == nil then error("undefined template variable '" .. tostring(k) .. "'", 2) end
+      return v
+    end,
+  })
+  local fn = tpl.fn
+  debug.setupvalue(fn, 1, env) -- _ENV of the main chunk
+  local function fmt(v)
+    local info = debug.getinfo(2, "l")
+    local where = tpl.name .. ":" .. (info and info.currentline or 0) .. ": "
+    return value_text(v, where)
+  end
+  local ok, err = pcall(fn, emit, fmt)
+  if not ok then return nil, tostring(err) end
+  local text = table.concat(out)
+  text = text:gsub("[ \t]+\n", "\n"):gsub("\n\n\n+", "\n\n")
+  return text
+end
+
+M.lua_builtins = {
+  math = math, string = string, table = table, ipairs = ipairs, -- no pairs: its order is not deterministic
+  tostring = tostring, tonumber = tonumber, type = type, error = error,
+  assert = assert, select = select,
+  f32 = M.f32, f64 = M.f64,
+}
+
+return M

@@ -1,0 +1,107 @@
+/*
+** kfi_kernel.h -- the only header generated kernels include: the argument
+** blocks the runtime hands them and the scalar load/store helpers that let
+** half and bfloat16 be computed in float. Freestanding-friendly: no
+** allocation, no stdio.
+*/
+#ifndef kfi_kernel_h
+#define kfi_kernel_h
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+#define KFI_ANY (-1) /* wildcard in a kernel key */
+
+enum { KFI_CHANNELS_LAST = 0, KFI_CHANNELS_FIRST = 1 };
+enum { KFI_ISA_SCALAR = 0 };
+
+/* Batch-norm gradient, viewed as [n, s, c] (channels last) or [n, c, s]
+   (channels first); s is the product of the spatial dims. n*s*c > 0. */
+typedef struct kfi_bngrad_args {
+  int64_t n, c, s;
+  int layout;      /* KFI_CHANNELS_*; specialized kernels ignore it */
+  int training;    /* is_training; specialized kernels ignore it */
+  float epsilon;
+  const void *dy, *x;            /* T */
+  const float *scale, *mean, *var;
+  void *dx;                      /* T */
+  float *dscale, *doffset;
+  void *scratch;                 /* the kernel's scratch query, in bytes */
+} kfi_bngrad_args;
+
+/* Depthwise backprop input: dx [n, h, w, c] (or [n, c, h, w]) from
+   filter [kh, kw, c, m] and dy [n, oh, ow, c*m] (or [n, c*m, oh, ow]).
+   pad_top/pad_left are the forward padding before the first row/col. */
+typedef struct kfi_dwbpi_args {
+  int64_t n, h, w, c, m, oh, ow;
+  int64_t kh, kw, sh, sw, dh, dw;
+  int64_t pad_top, pad_left;
+  int layout;      /* KFI_CHANNELS_*; specialized kernels ignore it */
+  const void *filter, *dy;       /* T */
+  void *dx;                      /* T */
+  void *scratch;
+} kfi_dwbpi_args;
+
+/* ---- IEEE half <-> float, round to nearest even (portable) ---- */
+static inline float kfi_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, bits;
+  float f;
+  if (e == 0) {
+    f = (float)m * 0x1p-24f; /* zero or subnormal: exact */
+    return sign ? -f : f;
+  }
+  bits = e == 31 ? (sign | 0x7f800000u | (m << 13)) : (sign | ((e + 112u) << 23) | (m << 13));
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static inline uint16_t kfi_f32_to_f16(float f) {
+  uint32_t x, ax, sign;
+  memcpy(&x, &f, sizeof x);
+  sign = (x >> 16) & 0x8000u;
+  ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu)); /* quiet NaN */
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520: inf */
+  if (ax >= 0x38800000u) { /* normal half */
+    uint32_t r = ax - 0x38000000u;
+    r += 0x0fffu + ((r >> 13) & 1u);
+    return (uint16_t)(sign | (r >> 13));
+  }
+  if (ax <= 0x33000000u) return (uint16_t)sign; /* <= 2^-25: rounds to zero */
+  {
+    uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, s = 126u - e;
+    uint32_t q = m >> s, rem = m & ((1u << s) - 1u), half = 1u << (s - 1u);
+    if (rem > half || (rem == half && (q & 1u))) q++;
+    return (uint16_t)(sign | q);
+  }
+}
+
+/* ---- bfloat16 <-> float, round to nearest even ---- */
+static inline float kfi_bf16_to_f32(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static inline uint16_t kfi_f32_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
+/* Loads and stores by dtype tag, as templates spell them. */
+#define kfi_ld_f16(v) kfi_f16_to_f32(v)
+#define kfi_ld_bf16(v) kfi_bf16_to_f32(v)
+#define kfi_ld_f32(v) (v)
+#define kfi_ld_f64(v) (v)
+#define kfi_st_f16(v) kfi_f32_to_f16(v)
+#define kfi_st_bf16(v) kfi_f32_to_bf16(v)
+#define kfi_st_f32(v) (v)
+#define kfi_st_f64(v) (v)
+
+#endif

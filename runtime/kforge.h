@@ -1,0 +1,173 @@
+/*
+** kforge.h -- the one public header of the kforge runtime.
+** TensorFlow's training kernels (FusedBatchNormGrad V1/V2/V3,
+** DepthwiseConv2dNativeBackpropInput) as generated, specialized C kernels.
+**
+** Model: describe the call once (kf_plan_*), which validates it with
+** TensorFlow's rules and selects the kernel; then run it many times
+** (kf_execute) on caller-owned buffers. Nothing is ever allocated.
+*/
+#ifndef kforge_h
+#define kforge_h
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KF_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- status */
+typedef enum kf_status {
+  KF_OK = 0,
+  KF_INVALID_ARGUMENT,  /* TensorFlow's InvalidArgument: the call is ill-formed */
+  KF_UNIMPLEMENTED,     /* a valid call this build cannot serve */
+  KF_NO_KERNEL,         /* no kernel of this kernel set matches (no-fallback sets) */
+  KF_SCRATCH_TOO_SMALL, /* the scratch buffer passed to kf_execute is too small */
+  KF_TOO_LARGE          /* an element count exceeds KF_MAX_ELEMENTS */
+} kf_status;
+
+/* Filled on error (may be NULL when the caller does not want details). */
+typedef struct kf_error {
+  kf_status status;
+  const char *rule; /* the spec's rule id, e.g. "bngrad.same_shape", or "" */
+  char message[320];
+} kf_error;
+
+const char *kf_status_name(kf_status s);
+
+/* ---------------------------------------------------------------- tensors */
+typedef enum kf_dtype {
+  KF_DT_INVALID = 0,
+  KF_HALF,      /* IEEE binary16, stored as uint16_t bits */
+  KF_BFLOAT16,  /* bfloat16, stored as uint16_t bits */
+  KF_FLOAT,
+  KF_DOUBLE,
+  KF_INT32
+} kf_dtype;
+
+const char *kf_dtype_name(kf_dtype t); /* TF's name: "half", "bfloat16", ... */
+kf_dtype kf_dtype_from_name(const char *name);
+size_t kf_dtype_size(kf_dtype t);
+
+#define KF_MAX_RANK 8
+/* Largest element count of any tensor (TF's CPU kernels index with int). */
+#define KF_MAX_ELEMENTS (((int64_t)1 << 31) - 1)
+
+typedef struct kf_tensor_desc {
+  kf_dtype dtype;
+  int rank;
+  int64_t dims[KF_MAX_RANK];
+} kf_tensor_desc;
+
+/* ---------------------------------------------------------------- ops */
+typedef enum kf_op {
+  KF_OP_INVALID = 0,
+  KF_OP_FUSED_BATCH_NORM_GRAD,
+  KF_OP_FUSED_BATCH_NORM_GRAD_V2,
+  KF_OP_FUSED_BATCH_NORM_GRAD_V3,
+  KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT,
+  KF_OP_COUNT
+} kf_op;
+
+kf_op kf_op_from_name(const char *tf_name);
+const char *kf_op_name(kf_op op);
+/* TF input/output names in TF order; NULL past the end. */
+int kf_op_num_inputs(kf_op op);
+int kf_op_num_outputs(kf_op op);
+const char *kf_op_input_name(kf_op op, int i);
+const char *kf_op_output_name(kf_op op, int i);
+
+/* ---------------------------------------------------------------- attrs */
+typedef enum kf_data_format {
+  KF_NHWC = 0, KF_NCHW, KF_NDHWC, KF_NCDHW, KF_FORMAT_INVALID
+} kf_data_format;
+
+typedef enum kf_padding { KF_SAME = 0, KF_VALID, KF_EXPLICIT, KF_PADDING_INVALID } kf_padding;
+
+/* Every attribute of every op, as in a TF NodeDef. kf_attrs_init sets TF's
+   defaults for the op; fields an op does not have are ignored by it. */
+typedef struct kf_attrs {
+  kf_dtype T;            /* inferred from the inputs when KF_DT_INVALID */
+  kf_data_format data_format;
+  float epsilon;         /* batch norm: 0.0001 */
+  int is_training;       /* batch norm: 1 */
+  int num_strides;       /* depthwise: required, 4 values */
+  int strides[KF_MAX_RANK];
+  kf_padding padding;
+  int num_explicit_paddings;
+  int64_t explicit_paddings[KF_MAX_RANK * 2];
+  int num_dilations;     /* depthwise: 4 values, default 1,1,1,1 */
+  int dilations[KF_MAX_RANK];
+} kf_attrs;
+
+void kf_attrs_init(kf_op op, kf_attrs *a);
+/* Sets an attribute from its text form (as on the CLI: "epsilon=0.001",
+   "strides=1,2,2,1", "is_training=false"), checking the op's allowed values. */
+kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *value, kf_error *err);
+
+/* ---------------------------------------------------------------- plans */
+/* A plan is caller-owned storage (static, stack or arena); opaque. */
+typedef struct kf_plan {
+  union { long double align_; void *p_; unsigned char bytes[1024]; } u;
+} kf_plan;
+
+typedef struct kf_plan_options {
+  const char *kernel;   /* force this kernel by name (tests, tuning); NULL = select */
+  int generic_only;     /* ignore specialized kernels */
+} kf_plan_options;
+
+/* Validates the call (TF's rules, in TF's order) and selects the kernel.
+   inputs[] are in TF order (kf_op_input_name). */
+kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs,
+                     const kf_tensor_desc *inputs, int num_inputs,
+                     const kf_plan_options *opt, kf_error *err);
+
+/* What the plan will produce and need. */
+int kf_plan_num_outputs(const kf_plan *plan);
+const kf_tensor_desc *kf_plan_output_desc(const kf_plan *plan, int i);
+size_t kf_plan_scratch_bytes(const kf_plan *plan);
+const char *kf_plan_kernel_name(const kf_plan *plan);
+
+/* Runs the plan. inputs/outputs in TF order, each pointing to dense
+   row-major data of the planned dtype and shape (outputs of 0 elements may
+   be NULL). The depthwise op's input_sizes is read at plan time, so its
+   pointer here is ignored. scratch may be NULL if kf_plan_scratch_bytes is 0. */
+kf_status kf_execute(const kf_plan *plan, const void *const *inputs, void *const *outputs,
+                     void *scratch, size_t scratch_bytes, kf_error *err);
+
+/* ---------------------------------------------------------------- typed entry points */
+/* FusedBatchNormGrad{,V2,V3} in one call. version is 1, 2 or 3;
+   reserve_space_3 (V3 only) is ignored, as in TF's CPU kernel, and may be
+   NULL. Shapes: x and y_backprop [N,H,W,C]-like (4-D or 5-D, data_format),
+   scale/mean/var [C]. Outputs x_backprop (x's shape and dtype), scale and
+   offset backprop [C] float. */
+kf_status kf_fused_batch_norm_grad(int version, const kf_attrs *attrs,
+                                   const kf_tensor_desc *x_desc, /* = y_backprop's */
+                                   const void *y_backprop, const void *x,
+                                   const float *scale, const float *reserve_space_1,
+                                   const float *reserve_space_2,
+                                   void *x_backprop, float *scale_backprop,
+                                   float *offset_backprop,
+                                   void *scratch, size_t scratch_bytes, kf_error *err);
+
+/* DepthwiseConv2dNativeBackpropInput in one call. input_sizes holds the
+   4 dims of the output (data_format order). */
+kf_status kf_depthwise_conv2d_backprop_input(const kf_attrs *attrs, const int32_t input_sizes[4],
+                                             const kf_tensor_desc *filter_desc, const void *filter,
+                                             const kf_tensor_desc *out_backprop_desc,
+                                             const void *out_backprop, void *output,
+                                             void *scratch, size_t scratch_bytes, kf_error *err);
+
+/* ---------------------------------------------------------------- kernel set */
+/* The kernels compiled into this library (for `kforge list`). */
+int kf_kernel_count(void);
+const char *kf_kernel_name(int i);
+const char *kf_kernel_config(int i); /* e.g. "T=float data_format=NHWC is_training=true" */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,125 @@
+-- FusedBatchNormGrad, FusedBatchNormGradV2, FusedBatchNormGradV3: the
+-- gradient of fused batch normalization, with TensorFlow's CPU semantics
+-- (../shared/reference/tf_semantics.md section 1). Data only.
+
+local eps = { name = "epsilon", kind = "float", default = 0.0001,
+              doc = "added to the variance inside the rsqrt; any value, negative included" }
+local train = { name = "is_training", kind = "bool", default = true,
+                doc = "true: batch statistics (reserve spaces); false: frozen population statistics" }
+local fmt2d = { name = "data_format", kind = "string", default = "NHWC", allowed = { "NHWC", "NCHW" } }
+local fmt3d = { name = "data_format", kind = "string", default = "NHWC",
+                allowed = { "NHWC", "NCHW", "NDHWC", "NCDHW" } }
+
+local grads = {
+  { name = "x_backprop", type = "T" },
+  { name = "scale_backprop", type = "U" },
+  { name = "offset_backprop", type = "U" },
+}
+
+return {
+  family = "bngrad",
+  summary = "Batch-norm gradient: x_backprop, scale_backprop, offset_backprop.",
+
+  ops = {
+    {
+      name = "FusedBatchNormGrad", enum = "KF_OP_FUSED_BATCH_NORM_GRAD",
+      doc = "V1: everything float.",
+      inputs = {
+        { name = "y_backprop", type = "T" }, { name = "x", type = "T" },
+        { name = "scale", type = "T" },
+        { name = "reserve_space_1", type = "T", doc = "mean" },
+        { name = "reserve_space_2", type = "T", doc = "biased variance" },
+      },
+      outputs = {
+        grads[1], { name = "scale_backprop", type = "T" }, { name = "offset_backprop", type = "T" },
+        { name = "reserve_space_3", type = "T", doc = "placeholder, shape [0]" },
+        { name = "reserve_space_4", type = "T", doc = "placeholder, shape [0]" },
+      },
+      attrs = { { name = "T", kind = "type", default = "float", allowed = { "float" } }, eps, fmt2d, train },
+    },
+    {
+      name = "FusedBatchNormGradV2", enum = "KF_OP_FUSED_BATCH_NORM_GRAD_V2",
+      inputs = {
+        { name = "y_backprop", type = "T" }, { name = "x", type = "T" },
+        { name = "scale", type = "float" },
+        { name = "reserve_space_1", type = "U" }, { name = "reserve_space_2", type = "U" },
+      },
+      outputs = {
+        grads[1], grads[2], grads[3],
+        { name = "reserve_space_3", type = "U" }, { name = "reserve_space_4", type = "U" },
+      },
+      attrs = {
+        { name = "T", kind = "type", allowed = { "half", "bfloat16", "float" } },
+        { name = "U", kind = "type", default = "float", allowed = { "float" } },
+        eps, fmt2d, train,
+      },
+    },
+    {
+      name = "FusedBatchNormGradV3", enum = "KF_OP_FUSED_BATCH_NORM_GRAD_V3",
+      inputs = {
+        { name = "y_backprop", type = "T" }, { name = "x", type = "T" },
+        { name = "scale", type = "float" },
+        { name = "reserve_space_1", type = "U" }, { name = "reserve_space_2", type = "U" },
+        { name = "reserve_space_3", type = "U", doc = "ignored on CPU, any shape" },
+      },
+      outputs = {
+        grads[1], grads[2], grads[3],
+        { name = "reserve_space_4", type = "U" }, { name = "reserve_space_5", type = "U" },
+      },
+      attrs = {
+        { name = "T", kind = "type", allowed = { "half", "bfloat16", "float" } },
+        { name = "U", kind = "type", default = "float", allowed = { "float" } },
+        eps, fmt3d, train,
+      },
+    },
+  },
+
+  -- TF's checks in TF's order (section 1.11); %s is filled by the runtime.
+  rules = {
+    { id = "input_dtype", tf = "op def",
+      message = "%s must be %s, got %s" },
+    { id = "dy_rank", tf = "1.11 compute 1", message = "input must be 4 or 5-dimensional%s" },
+    { id = "x_rank", tf = "1.11 compute 2", message = "input must be 4 or 5-dimensional%s" },
+    { id = "scale_rank", tf = "1.11 compute 3", message = "scale must be 1-dimensional%s" },
+    { id = "mean_rank", tf = "1.11 compute 4", message = "saved mean must be 1-dimensional%s" },
+    { id = "var_rank", tf = "1.11 compute 5", message = "saved variance must be 1-dimensional%s" },
+    { id = "same_shape", tf = "1.11 compute 6",
+      message = "x and y_backprop must have same shape, but x has shape %s and y_backprop has shape %s" },
+    { id = "scale_channels", tf = "1.11 compute 8",
+      message = "scale must have the same number of elements as the channels of x, got %lld and %lld" },
+    { id = "mean_channels", tf = "1.11 compute 9",
+      message = "reserve_space_1 must have the same number of elements as the channels of x, got %lld and %lld" },
+    { id = "var_channels", tf = "1.11 compute 10",
+      message = "reserve_space_2 must have the same number of elements as the channels of x, got %lld and %lld" },
+    { id = "too_large", tf = "1.8 index width",
+      message = "x has more elements than the supported maximum of %lld" },
+  },
+
+  -- Specialization axes. The 5-D layouts are the 4-D ones with the spatial
+  -- dims merged (TF does the same view), so rank is not a code axis.
+  axes = {
+    { name = "T", values = { "f16", "bf16", "f32" },
+      c = { f16 = "KF_HALF", bf16 = "KF_BFLOAT16", f32 = "KF_FLOAT" } },
+    { name = "layout", values = { "nhwc", "nchw" },
+      c = { nhwc = "KFI_CHANNELS_LAST", nchw = "KFI_CHANNELS_FIRST" },
+      doc = "nhwc: NHWC and NDHWC; nchw: NCHW and NCDHW" },
+    { name = "mode", values = { "train", "infer" }, c = { train = "1", infer = "0" },
+      doc = "is_training" },
+  },
+
+  kernels = {
+    { kind = "specialized", axes = { "T", "layout", "mode" },
+      name = "bngrad_${T}_${layout}_${mode}", template = "bngrad/${layout}.c.in",
+      config = "T=${T} layout=${layout} mode=${mode}",
+      doc = "fused two-pass (train) or one-pass (infer) kernels, channel loops unrolled" },
+    { kind = "generic", axes = { "T" },
+      name = "bngrad_${T}_generic", template = "bngrad/generic.c.in",
+      config = "T=${T} layout=any mode=any",
+      doc = "any layout and mode through runtime strides; the fallback" },
+  },
+
+  params = {
+    CT = 8,       -- channel tile of the NHWC kernels
+    BLOCK = 256,  -- rows per partial sum: sums are two-level for accuracy
+  },
+}

@@ -1,0 +1,360 @@
+#!/usr/bin/python3
+"""End-to-end test of the kforge CLI.
+
+Usage: /usr/bin/python3 tests/cli/test_cli.py path/to/kforge
+
+Prints "ok - ..." / "FAIL - ..." per check and ends with "N passed, M failed";
+exits non-zero on failures. Needs numpy (hence /usr/bin/python3).
+"""
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+if len(sys.argv) != 2:
+    sys.exit("usage: test_cli.py path/to/kforge")
+KFORGE = os.path.abspath(sys.argv[1])
+WORK = tempfile.mkdtemp(prefix="kforge_cli_test_")
+RESULTS = [0, 0]  # passed, failed
+
+
+def check(cond, what, detail=""):
+    RESULTS[0 if cond else 1] += 1
+    print(("ok - " if cond else "FAIL - ") + what + ("" if cond or not detail else ": " + str(detail)))
+    return cond
+
+
+def kforge(*args):
+    return subprocess.run([KFORGE, *args], capture_output=True, text=True, timeout=300)
+
+
+def save(name, arr):
+    path = os.path.join(WORK, name)
+    np.save(path, arr)
+    return path
+
+
+def fresh_dir(tag):
+    """A path that does not exist yet (the CLI must create it)."""
+    return tempfile.mktemp(prefix=tag + "_", dir=WORK)
+
+
+def close(got, want, rtol, what):
+    """max|got-want| <= rtol * max|want| (want in float64)."""
+    got = np.asarray(got, np.float64)
+    want = np.asarray(want, np.float64)
+    if got.shape != want.shape:
+        return check(False, what, "shape %s, expected %s" % (got.shape, want.shape))
+    scale = max(float(np.max(np.abs(want))) if want.size else 0.0, 1e-30)
+    err = float(np.max(np.abs(got - want))) if want.size else 0.0
+    return check(err <= rtol * scale, what, "max abs error %.3g, allowed %.3g" % (err, rtol * scale))
+
+
+def numpy_bytes(arr):
+    b = io.BytesIO()
+    np.save(b, arr)
+    return b.getvalue()
+
+
+# --------------------------------------------------------------- bfloat16
+def to_bf16_bits(a):
+    """float32 -> bfloat16 bit patterns (<u2), round to nearest even."""
+    u = np.ascontiguousarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype("<u2")
+
+
+def from_bf16_bits(b):
+    return (np.asarray(b, np.uint32) << 16).view(np.float32)
+
+
+# --------------------------------------------------------------- references
+def bn_grad_ref(dy, x, scale, mean, var, eps, training, data_format="NHWC"):
+    """TF's FusedBatchNormGrad in float64. Returns dx, scale_bp, offset_bp."""
+    dy = np.asarray(dy, np.float64)
+    x = np.asarray(x, np.float64)
+    if data_format.startswith("NC"):  # channels to the last axis and back
+        dy, x = np.moveaxis(dy, 1, -1), np.moveaxis(x, 1, -1)
+    scale, mean, var = (np.asarray(v, np.float64) for v in (scale, mean, var))
+    axes = tuple(range(x.ndim - 1))
+    m = x.size // x.shape[-1]
+    xc = x - mean
+    coef0 = 1.0 / np.sqrt(var + eps)
+    offset_bp = dy.sum(axis=axes)
+    if training:
+        sum_dy_xc = (dy * xc).sum(axis=axes)
+        scale_bp = sum_dy_xc * coef0
+        dx = scale * coef0 * ((dy - offset_bp / m) - xc * coef0**2 * sum_dy_xc / m)
+    else:
+        scale_bp = (dy * xc).sum(axis=axes) * coef0
+        dx = dy * coef0 * scale
+    if data_format.startswith("NC"):
+        dx = np.moveaxis(dx, -1, 1)
+    return dx, scale_bp, offset_bp
+
+
+def same_pad(size, k, stride, dil):
+    eff = (k - 1) * dil + 1
+    out = -(-size // stride)
+    return max((out - 1) * stride + eff - size, 0) // 2
+
+
+def dw_bpi_ref(input_sizes, filt, dy, stride, padding, dil=1):
+    """Depthwise conv input gradient, NHWC, scatter form, float64."""
+    n, ih, iw, c = input_sizes
+    fh, fw, _, mult = filt.shape
+    filt = filt.astype(np.float64)
+    dy = dy.astype(np.float64)
+    pt = same_pad(ih, fh, stride, dil) if padding == "SAME" else 0
+    pl = same_pad(iw, fw, stride, dil) if padding == "SAME" else 0
+    dx = np.zeros((n, ih, iw, c))
+    for oh in range(dy.shape[1]):
+        for ow in range(dy.shape[2]):
+            for kh in range(fh):
+                for kw in range(fw):
+                    y, x = oh * stride - pt + kh * dil, ow * stride - pl + kw * dil
+                    if 0 <= y < ih and 0 <= x < iw:
+                        for m in range(mult):
+                            dx[:, y, x, :] += filt[kh, kw, :, m] * dy[:, oh, ow, m::mult]
+    return dx
+
+
+# --------------------------------------------------------------- basic commands
+p = kforge("help")
+check(p.returncode == 0 and "usage" in p.stdout and "kforge run" in p.stdout, "help prints usage")
+p = kforge("--help")
+check(p.returncode == 0 and "usage" in p.stdout, "--help prints usage")
+
+p = kforge("list")
+lines = p.stdout.splitlines()
+check(p.returncode == 0 and len(lines) > 0 and all(len(l.split()) >= 2 for l in lines),
+      "list prints kernels with their configuration (%d)" % len(lines), p.stdout + p.stderr)
+
+p = kforge("ops")
+ops = {l.split("(")[0]: l for l in p.stdout.splitlines()}
+want_ops = ["FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3",
+            "DepthwiseConv2dNativeBackpropInput"]
+check(p.returncode == 0 and all(o in ops for o in want_ops), "ops lists the four ops", p.stdout)
+check("reserve_space_3" in ops.get("FusedBatchNormGradV3", "") and
+      "reserve_space_5" in ops.get("FusedBatchNormGradV3", ""), "ops shows input and output names",
+      ops.get("FusedBatchNormGradV3"))
+
+# --------------------------------------------------------------- batch norm grad
+rng = np.random.default_rng(1234)
+shape = (2, 4, 5, 3)
+x = rng.standard_normal(shape).astype(np.float32) * 2 + 0.5
+dy = rng.standard_normal(shape).astype(np.float32)
+scale = rng.uniform(0.5, 1.5, 3).astype(np.float32)
+mean = x.mean(axis=(0, 1, 2)).astype(np.float32)
+var = x.var(axis=(0, 1, 2)).astype(np.float32)
+rs3 = np.zeros((7,), np.float32)  # V3's reserve_space_3: anything, ignored
+files = {
+    "y_backprop": save("dy.npy", dy), "x": save("x.npy", x), "scale": save("scale.npy", scale),
+    "reserve_space_1": save("mean.npy", mean), "reserve_space_2": save("var.npy", var),
+    "reserve_space_3": save("rs3.npy", rs3),
+}
+V3_IN = ["y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2", "reserve_space_3"]
+V3_OUT = ["x_backprop", "scale_backprop", "offset_backprop", "reserve_space_4", "reserve_space_5"]
+
+
+def args_for(names, overrides=None):
+    f = dict(files, **(overrides or {}))
+    return ["%s=%s" % (n, f[n]) for n in names]
+
+
+def check_bn_outputs(out, tag, dyv, xv, training, eps=1e-4, rtol=1e-5, out_names=V3_OUT):
+    check(sorted(os.listdir(out)) == sorted(n + ".npy" for n in out_names),
+          tag + ": writes exactly the outputs", sorted(os.listdir(out)))
+    got = {n: np.load(os.path.join(out, n + ".npy")) for n in out_names}
+    want = bn_grad_ref(dyv, xv, scale, mean, var, eps, training)
+    close(got["x_backprop"], want[0], rtol, tag + ": x_backprop matches the float64 reference")
+    close(got["scale_backprop"], want[1], rtol, tag + ": scale_backprop matches")
+    close(got["offset_backprop"], want[2], rtol, tag + ": offset_backprop matches")
+    check(got["scale_backprop"].dtype == np.float32 and got["offset_backprop"].dtype == np.float32,
+          tag + ": scale/offset_backprop are float32")
+    for n in out_names[3:]:
+        check(got[n].dtype == np.float32 and got[n].shape == (0,),
+              tag + ": %s is float32 shape (0,)" % n, (got[n].dtype, got[n].shape))
+    check(all(open(os.path.join(out, n + ".npy"), "rb").read() == numpy_bytes(got[n])
+              for n in out_names), tag + ": files are byte-identical to numpy.save")
+    return got
+
+
+out = fresh_dir("v3")
+p = kforge("run", "FusedBatchNormGradV3", "--attr", "data_format=NHWC", "--attr",
+           "is_training=true", "--out", out, *args_for(V3_IN))
+if check(p.returncode == 0 and p.stderr == "", "run FusedBatchNormGradV3 float NHWC training",
+         p.stderr):
+    got = check_bn_outputs(out, "V3 float", dy, x, True)
+    check(got["x_backprop"].dtype == np.float32 and got["x_backprop"].shape == shape,
+          "V3 float: x_backprop is float32 of x's shape")
+
+out = fresh_dir("v3v")
+p = kforge("run", "FusedBatchNormGradV3", "--verbose", "--out", out,
+           *args_for(V3_IN))
+err_lines = p.stderr.splitlines()
+check(p.returncode == 0 and err_lines and err_lines[0].startswith("kforge: kernel "),
+      "--verbose names the kernel on stderr", p.stderr)
+
+# inference mode, V2, another epsilon
+out = fresh_dir("v2")
+V12_OUT = ["x_backprop", "scale_backprop", "offset_backprop", "reserve_space_3", "reserve_space_4"]
+p = kforge("run", "FusedBatchNormGradV2", "--attr", "is_training=false", "--attr", "epsilon=0.001",
+           "--out", out, *args_for(V3_IN[:5]))
+if check(p.returncode == 0, "run FusedBatchNormGradV2 float inference", p.stderr):
+    check_bn_outputs(out, "V2 inference", dy, x, False, eps=1e-3, out_names=V12_OUT)
+
+# V1, double
+out = fresh_dir("v1d")
+p = kforge("run", "FusedBatchNormGrad", "--out", out,
+           *args_for(V3_IN[:5], {"x": save("x64.npy", x.astype(np.float64)),
+                                 "y_backprop": save("dy64.npy", dy.astype(np.float64))}))
+if check(p.returncode == 0, "run FusedBatchNormGrad double", p.stderr):
+    got = check_bn_outputs(out, "V1 double", dy, x, True, out_names=V12_OUT)
+    check(got["x_backprop"].dtype == np.float64, "V1 double: x_backprop is float64")
+
+# bfloat16 as <u2 bit patterns
+xb, dyb = to_bf16_bits(x), to_bf16_bits(dy)
+bf_files = {"x": save("x_bf16.npy", xb), "y_backprop": save("dy_bf16.npy", dyb)}
+out = fresh_dir("bf16")
+p = kforge("run", "FusedBatchNormGradV3", "--attr", "T=bfloat16", "--out", out,
+           *args_for(V3_IN, bf_files))
+if check(p.returncode == 0, "run FusedBatchNormGradV3 bfloat16 (<u2 + --attr T=bfloat16)",
+         p.stderr):
+    dxb = np.load(os.path.join(out, "x_backprop.npy"))
+    check(dxb.dtype == np.dtype("<u2") and dxb.shape == shape, "bfloat16: x_backprop is <u2",
+          dxb.dtype)
+    want = bn_grad_ref(from_bf16_bits(dyb), from_bf16_bits(xb), scale, mean, var, 1e-4, True)
+    close(from_bf16_bits(dxb), want[0], 1e-2, "bfloat16: x_backprop matches (bf16 rounding)")
+    close(np.load(os.path.join(out, "scale_backprop.npy")), want[1], 1e-4,
+          "bfloat16: scale_backprop matches")
+    close(np.load(os.path.join(out, "offset_backprop.npy")), want[2], 1e-4,
+          "bfloat16: offset_backprop matches")
+
+# --------------------------------------------------------------- errors
+def expect_error(what, args, contains=None, code=None):
+    """Runs twice: --out in a fresh path (must not be created) and in an
+    existing directory (must stay unchanged)."""
+    fresh = fresh_dir("err")
+    existing = tempfile.mkdtemp(prefix="err_existing_", dir=WORK)
+    open(os.path.join(existing, "keep.txt"), "w").close()
+    before = sorted(os.listdir(existing))
+    for out_dir in (fresh, existing):
+        p = kforge(*[out_dir if a == "OUT" else a for a in args])
+        lines = p.stderr.splitlines()
+        ok = (p.returncode != 0 and len(lines) == 1 and lines[0].startswith("kforge: error: ")
+              and p.stdout == "")
+        detail = "exit %d, stderr %r" % (p.returncode, p.stderr)
+        if ok and contains:
+            ok = contains in lines[0]
+            detail += ", wanted %r" % contains
+        if ok and code is not None:
+            ok = p.returncode == code
+            detail += ", wanted exit %d" % code
+        if out_dir == fresh:
+            check(ok and not os.path.exists(fresh),
+                  what + ": one error line, --out not created", detail)
+        else:
+            after = sorted(os.listdir(existing))
+            check(ok and after == before, what + ": one error line, no new file in --out",
+                  detail + ", listing %s" % after)
+
+
+def v3(*extra, overrides=None, names=V3_IN, op="FusedBatchNormGradV3"):
+    return ["run", op, *extra, "--out", "OUT", *args_for(names, overrides)]
+
+
+raw = open(files["x"], "rb").read()
+trunc = os.path.join(WORK, "x_trunc.npy")
+open(trunc, "wb").write(raw[:-5])
+garbage = os.path.join(WORK, "x_garbage.npy")
+open(garbage, "wb").write(raw + b"\0")
+big = save("x_big.npy", x.astype(">f4"))
+fort = save("x_fortran.npy", np.asfortranarray(x))
+u2 = save("x_u2.npy", xb)
+
+expect_error("missing input", v3(names=V3_IN[:5]), "reserve_space_3", code=2)
+expect_error("unknown input", v3(names=V3_IN) + ["foo=" + files["x"]], "foo", code=2)
+expect_error("duplicate input", v3() + ["x=" + files["x"]], "'x'", code=2)
+expect_error("unknown op", ["run", "FusedBatchNormGradV9", "--out", "OUT"] + args_for(V3_IN),
+             "FusedBatchNormGradV9", code=2)
+expect_error("bad attr value", v3("--attr", "data_format=NCWH"), "NCWH")
+expect_error("unknown attr", v3("--attr", "bogus=1"), "bogus")
+expect_error("attr without value", v3("--attr", "epsilon"), code=2)
+expect_error("missing --out", ["run", "FusedBatchNormGradV3"] + args_for(V3_IN), "--out", code=2)
+expect_error("argument without '='", v3() + ["stray"], "stray", code=2)
+expect_error("unknown option", v3("--frobnicate"), "--frobnicate", code=2)
+expect_error("nonexistent input file", v3(overrides={"x": os.path.join(WORK, "nope.npy")}),
+             "nope.npy")
+expect_error("truncated .npy", v3(overrides={"x": trunc}), "truncated")
+expect_error("trailing garbage .npy", v3(overrides={"x": garbage}), "trailing garbage")
+expect_error("big-endian .npy", v3(overrides={"x": big}), "big-endian")
+expect_error("fortran-order .npy", v3(overrides={"x": fort}), "fortran_order")
+expect_error("<u2 without T=bfloat16", v3(overrides={"x": u2, "y_backprop": save("dy_u2.npy", dyb)}),
+             "T=bfloat16")
+expect_error("x and y_backprop shapes differ",
+             v3(overrides={"y_backprop": save("dy_bad.npy", dy[:, :3])}),
+             "x and y_backprop must have same shape")
+expect_error("scale of wrong length", v3(overrides={"scale": save("scale4.npy", np.ones(4, np.float32))}),
+             "scale")
+expect_error("x of wrong dtype", v3(overrides={"x": save("x_i4.npy", x.astype(np.int32))}))
+
+p = kforge()
+check(p.returncode == 2 and p.stderr.startswith("kforge: error:") and len(p.stderr.splitlines()) == 1,
+      "no command: usage error (exit 2)", p.stderr)
+p = kforge("frob")
+check(p.returncode == 2 and len(p.stderr.splitlines()) == 1, "unknown command: exit 2", p.stderr)
+
+# --out is a regular file
+notdir = os.path.join(WORK, "not_a_dir")
+open(notdir, "w").write("keep")
+p = kforge("run", "FusedBatchNormGradV3", "--out", notdir, *args_for(V3_IN))
+check(p.returncode == 1 and len(p.stderr.splitlines()) == 1 and open(notdir).read() == "keep",
+      "--out naming a file: error, file untouched", p.stderr)
+
+# all-or-nothing: the 3rd output cannot be renamed into place (a directory
+# is in the way), so the first two must not remain and no temp file either
+out = tempfile.mkdtemp(prefix="blocked_", dir=WORK)
+os.mkdir(os.path.join(out, "offset_backprop.npy"))
+os.mkdir(os.path.join(out, "offset_backprop.npy", "sub"))  # non-empty: rename must fail
+p = kforge("run", "FusedBatchNormGradV3", "--out", out, *args_for(V3_IN))
+check(p.returncode == 1 and len(p.stderr.splitlines()) == 1 and
+      os.listdir(out) == ["offset_backprop.npy"],
+      "an output that cannot be placed: no partial output, no temp files",
+      "%r %s" % (p.stderr, os.listdir(out)))
+
+# --------------------------------------------------------------- depthwise conv backprop input
+def dw_case(tag, n, ih, iw, c, mult, k, stride, padding):
+    filt = rng.standard_normal((k, k, c, mult)).astype(np.float32)
+    if padding == "SAME":
+        oh, ow = -(-ih // stride), -(-iw // stride)
+    else:
+        oh, ow = (ih - k) // stride + 1, (iw - k) // stride + 1
+    dyv = rng.standard_normal((n, oh, ow, c * mult)).astype(np.float32)
+    sizes = np.array([n, ih, iw, c], np.int32)
+    out_dir = fresh_dir("dw")
+    p = kforge("run", "DepthwiseConv2dNativeBackpropInput",
+               "--attr", "strides=1,%d,%d,1" % (stride, stride), "--attr", "padding=" + padding,
+               "--out", out_dir, "input_sizes=" + save(tag + "_sizes.npy", sizes),
+               "filter=" + save(tag + "_filter.npy", filt),
+               "out_backprop=" + save(tag + "_dy.npy", dyv))
+    if check(p.returncode == 0, "run DepthwiseConv2dNativeBackpropInput " + tag, p.stderr):
+        check(os.listdir(out_dir) == ["output.npy"], tag + ": writes output.npy",
+              os.listdir(out_dir))
+        got = np.load(os.path.join(out_dir, "output.npy"))
+        check(got.dtype == np.float32, tag + ": output is float32")
+        close(got, dw_bpi_ref(sizes, filt, dyv, stride, padding), 1e-5,
+              tag + ": output matches the scatter-form reference")
+
+
+dw_case("3x3 s1 SAME", 1, 5, 5, 4, 1, 3, 1, "SAME")
+dw_case("3x3 s2 SAME mult2", 2, 7, 6, 3, 2, 3, 2, "SAME")
+dw_case("3x3 s2 VALID", 1, 7, 7, 2, 1, 3, 2, "VALID")
+
+# --------------------------------------------------------------- done
+shutil.rmtree(WORK, ignore_errors=True)
+print("%d passed, %d failed" % (RESULTS[0], RESULTS[1]))
+sys.exit(1 if RESULTS[1] else 0)

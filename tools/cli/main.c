@@ -1,0 +1,413 @@
+/*
+** main.c -- the kforge command line: runs one TF op on .npy files.
+**
+**   kforge run <OpName> [--attr NAME=VALUE]... [--verbose] --out DIR INPUT_NAME=FILE.npy ...
+**   kforge list | ops | help
+**
+** Errors print exactly one line "kforge: error: <message>" and exit 2
+** (usage) or 1 (anything else), leaving nothing behind: outputs go to
+** temporary files in DIR that are renamed into place only once all of them
+** were written, and DIR is created (and removed on failure) by us only
+** when it did not exist.
+*/
+#include "kforge.h"
+#include "npy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KF_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KF_PRINTF(f, a)
+#endif
+
+#define EXIT_USAGE 2
+#define MAX_IO 8      /* inputs or outputs of any op */
+#define MAX_ATTRS 32  /* --attr options per run */
+#define PATH_BYTES 4096
+
+static const char USAGE[] =
+    "usage:\n"
+    "  kforge run <OpName> [--attr NAME=VALUE]... [--verbose] --out DIR INPUT_NAME=FILE.npy ...\n"
+    "      run a TensorFlow op on .npy inputs (named by TF input names) and write\n"
+    "      DIR/<output_name>.npy for each output. T is inferred from the inputs;\n"
+    "      bfloat16 travels as <u2 bit patterns and needs --attr T=bfloat16.\n"
+    "      List attrs are comma separated: --attr strides=1,2,2,1\n"
+    "  kforge list      the kernels compiled in, with their configuration\n"
+    "  kforge ops       the ops with their TF input and output names\n"
+    "  kforge help      this text\n";
+
+/* Prints the one error line (newlines in the message flattened) and
+   returns code. */
+KF_PRINTF(2, 3)
+static int error_line(int code, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  for (char *p = msg; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+  fflush(stdout);
+  fprintf(stderr, "kforge: error: %s\n", msg);
+  return code;
+}
+
+static const char *kf_message(kf_status st, const kf_error *err) {
+  return err->message[0] ? err->message : kf_status_name(st);
+}
+
+/* "[2,3,4]" */
+static const char *shape_str(const kf_tensor_desc *d, char *buf, size_t n) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < d->rank && k < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, i ? ",%lld" : "%lld", (long long)d->dims[i]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+  return buf;
+}
+
+static npy_dtype npy_of(kf_dtype t) {
+  switch (t) {
+  case KF_HALF: return NPY_F2;
+  case KF_BFLOAT16: return NPY_U2; /* bit patterns */
+  case KF_FLOAT: return NPY_F4;
+  case KF_DOUBLE: return NPY_F8;
+  case KF_INT32: return NPY_I4;
+  default: return NPY_INVALID;
+  }
+}
+
+/* Flushes stdout and reports a failed write (e.g. a closed pipe). */
+static int finish_stdout(void) {
+  if (fflush(stdout) != 0 || ferror(stdout))
+    return error_line(1, "cannot write to standard output: %s", strerror(errno));
+  return 0;
+}
+
+static int cmd_list(void) {
+  for (int i = 0; i < kf_kernel_count(); i++)
+    printf("%s %s\n", kf_kernel_name(i), kf_kernel_config(i));
+  return finish_stdout();
+}
+
+static int cmd_ops(void) {
+  for (int op = KF_OP_INVALID + 1; op < KF_OP_COUNT; op++) {
+    printf("%s(", kf_op_name((kf_op)op));
+    for (int i = 0; i < kf_op_num_inputs((kf_op)op); i++)
+      printf(i ? ", %s" : "%s", kf_op_input_name((kf_op)op, i));
+    printf(") -> (");
+    for (int i = 0; i < kf_op_num_outputs((kf_op)op); i++)
+      printf(i ? ", %s" : "%s", kf_op_output_name((kf_op)op, i));
+    printf(")\n");
+  }
+  return finish_stdout();
+}
+
+/* "y_backprop, x, scale, ..." for messages. */
+static const char *input_list(kf_op op, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < kf_op_num_inputs(op) && k < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, i ? ", %s" : "%s", kf_op_input_name(op, i));
+  return buf;
+}
+
+/* Everything one `run` owns, released by run_free. */
+typedef struct run {
+  kf_op op;
+  int nin, nout;
+  const char *files[MAX_IO];
+  npy_array in[MAX_IO];
+  void *out[MAX_IO];
+  void *scratch;
+  char tmp[MAX_IO][PATH_BYTES];   /* temporary output files ("" = none) */
+  char final[MAX_IO][PATH_BYTES]; /* their destinations */
+} run;
+
+static void run_free(run *r) {
+  for (int i = 0; i < MAX_IO; i++) {
+    npy_free(&r->in[i]);
+    free(r->out[i]);
+    if (r->tmp[i][0]) unlink(r->tmp[i]);
+  }
+  free(r->scratch);
+}
+
+/* Parses `run` arguments into r/attrs; returns 0 or an exit status. */
+static int parse_run_args(int argc, char **argv, run *r, kf_attrs *attrs, const char **out_dir,
+                          int *verbose) {
+  if (argc < 3 || strncmp(argv[2], "--", 2) == 0)
+    return error_line(EXIT_USAGE, "run: missing <OpName> (try 'kforge help')");
+  r->op = kf_op_from_name(argv[2]);
+  if (r->op == KF_OP_INVALID)
+    return error_line(EXIT_USAGE, "unknown op '%s' (see 'kforge ops')", argv[2]);
+  r->nin = kf_op_num_inputs(r->op);
+  if (r->nin < 0 || r->nin > MAX_IO)
+    return error_line(1, "internal: op %s has %d inputs", argv[2], r->nin);
+  kf_attrs_init(r->op, attrs);
+  const char *attr_names[MAX_ATTRS];
+  size_t attr_lens[MAX_ATTRS];
+  int nattrs = 0;
+  char names[512];
+  for (int i = 3; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--verbose") == 0) {
+      *verbose = 1;
+    } else if (strcmp(a, "--out") == 0 || strncmp(a, "--out=", 6) == 0) {
+      const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+      if (!v || !*v) return error_line(EXIT_USAGE, "--out needs a directory");
+      if (*out_dir) return error_line(EXIT_USAGE, "--out given more than once");
+      *out_dir = v;
+    } else if (strcmp(a, "--attr") == 0 || strncmp(a, "--attr=", 7) == 0) {
+      const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+      const char *eq = v ? strchr(v, '=') : NULL;
+      if (!eq || eq == v)
+        return error_line(EXIT_USAGE, "--attr needs NAME=VALUE, got '%s'", v ? v : "");
+      size_t len = (size_t)(eq - v);
+      char name[64];
+      if (len >= sizeof name) return error_line(EXIT_USAGE, "--attr: name too long: '%s'", v);
+      memcpy(name, v, len);
+      name[len] = '\0';
+      for (int k = 0; k < nattrs; k++)
+        if (attr_lens[k] == len && memcmp(attr_names[k], v, len) == 0)
+          return error_line(EXIT_USAGE, "attribute '%s' given more than once", name);
+      if (nattrs == MAX_ATTRS) return error_line(EXIT_USAGE, "too many --attr options");
+      attr_names[nattrs] = v, attr_lens[nattrs++] = len;
+      kf_error err;
+      memset(&err, 0, sizeof err);
+      kf_status st = kf_attrs_set(r->op, attrs, name, eq + 1, &err);
+      if (st != KF_OK) return error_line(1, "%s", kf_message(st, &err));
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(USAGE, stdout);
+      return finish_stdout() ? 1 : -1; /* -1: done, exit 0 */
+    } else if (a[0] == '-' && a[1] == '-') {
+      return error_line(EXIT_USAGE, "unknown option '%s' (try 'kforge help')", a);
+    } else {
+      const char *eq = strchr(a, '=');
+      if (!eq || eq == a || !eq[1])
+        return error_line(EXIT_USAGE, "expected INPUT_NAME=FILE.npy, got '%s'", a);
+      int k;
+      for (k = 0; k < r->nin; k++) {
+        const char *nm = kf_op_input_name(r->op, k);
+        if (strlen(nm) == (size_t)(eq - a) && memcmp(nm, a, (size_t)(eq - a)) == 0) break;
+      }
+      if (k == r->nin)
+        return error_line(EXIT_USAGE, "%s has no input '%.*s' (its inputs: %s)",
+                          kf_op_name(r->op), (int)(eq - a), a,
+                          input_list(r->op, names, sizeof names));
+      if (r->files[k])
+        return error_line(EXIT_USAGE, "input '%s' given more than once",
+                          kf_op_input_name(r->op, k));
+      r->files[k] = eq + 1;
+    }
+  }
+  if (!*out_dir) return error_line(EXIT_USAGE, "missing --out DIR");
+  for (int k = 0; k < r->nin; k++)
+    if (!r->files[k])
+      return error_line(EXIT_USAGE, "missing input '%s' (%s needs: %s)",
+                        kf_op_input_name(r->op, k), kf_op_name(r->op),
+                        input_list(r->op, names, sizeof names));
+  return 0;
+}
+
+/* Reads the inputs (TF order) and builds their descriptors. */
+static int load_inputs(run *r, const kf_attrs *attrs, kf_tensor_desc *desc) {
+  char err[1024];
+  for (int k = 0; k < r->nin; k++) {
+    const char *name = kf_op_input_name(r->op, k);
+    if (npy_read(r->files[k], &r->in[k], err, sizeof err) != 0)
+      return error_line(1, "input '%s': %s", name, err);
+    const npy_array *a = &r->in[k];
+    kf_tensor_desc *d = &desc[k];
+    memset(d, 0, sizeof *d);
+    switch (a->dtype) {
+    case NPY_F2: d->dtype = KF_HALF; break;
+    case NPY_F4: d->dtype = KF_FLOAT; break;
+    case NPY_F8: d->dtype = KF_DOUBLE; break;
+    case NPY_I4: d->dtype = KF_INT32; break;
+    case NPY_U2:
+      if (attrs->T != KF_BFLOAT16)
+        return error_line(1, "input '%s': %s is uint16 (<u2); bfloat16 data travels as <u2 "
+                             "bit patterns and needs --attr T=bfloat16", name, r->files[k]);
+      d->dtype = KF_BFLOAT16;
+      break;
+    default:
+      return error_line(1, "input '%s': %s has dtype %s, which kforge does not take", name,
+                        r->files[k], npy_dtype_descr(a->dtype));
+    }
+    d->rank = a->rank;
+    for (int i = 0; i < a->rank; i++) d->dims[i] = a->dims[i];
+  }
+  return 0;
+}
+
+/* Writes every output to a temporary file in dir, then renames them all
+   into place. On failure nothing new remains (run_free unlinks temps). */
+static int write_outputs(run *r, const kf_plan *plan, const char *dir) {
+  char err[1024];
+  long pid = (long)getpid();
+  for (int i = 0; i < r->nout; i++) {
+    const kf_tensor_desc *d = kf_plan_output_desc(plan, i);
+    const char *name = kf_op_output_name(r->op, i);
+    int n1 = snprintf(r->final[i], PATH_BYTES, "%s/%s.npy", dir, name);
+    int n2 = snprintf(r->tmp[i], PATH_BYTES, "%s/.%s.npy.tmp.%ld", dir, name, pid);
+    if (n1 < 0 || n1 >= PATH_BYTES || n2 < 0 || n2 >= PATH_BYTES) {
+      r->tmp[i][0] = '\0';
+      return error_line(1, "output path too long in '%s'", dir);
+    }
+    int fd = open(r->tmp[i], O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+      int e = errno;
+      r->tmp[i][0] = '\0'; /* not ours: never unlink it */
+      return error_line(1, "cannot create %s/.%s.npy.tmp.%ld: %s", dir, name, pid, strerror(e));
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+      close(fd);
+      return error_line(1, "cannot write %s: %s", r->tmp[i], strerror(errno));
+    }
+    int rc = npy_write_fp(f, r->final[i], npy_of(d->dtype), d->rank, d->dims, r->out[i], err,
+                          sizeof err);
+    if (fclose(f) != 0 && rc == 0) {
+      snprintf(err, sizeof err, "%s: write error: %s", r->final[i], strerror(errno));
+      rc = -1;
+    }
+    if (rc != 0) return error_line(1, "output '%s': %s", name, err);
+  }
+  for (int i = 0; i < r->nout; i++) {
+    if (rename(r->tmp[i], r->final[i]) != 0) {
+      int e = errno;
+      for (int j = 0; j < i; j++) unlink(r->final[j]); /* keep the all-or-nothing promise */
+      return error_line(1, "cannot rename %s to %s: %s", r->tmp[i], r->final[i], strerror(e));
+    }
+    r->tmp[i][0] = '\0';
+  }
+  return 0;
+}
+
+static int cmd_run(int argc, char **argv) {
+  run *r = calloc(1, sizeof *r); /* ~64 KiB of paths: keep it off the stack */
+  if (!r) return error_line(1, "out of memory");
+  kf_attrs attrs;
+  kf_tensor_desc desc[MAX_IO];
+  const char *out_dir = NULL;
+  int verbose = 0, created_dir = 0, rc;
+  char shp[32 * KF_MAX_RANK];
+  kf_error err;
+  memset(&err, 0, sizeof err);
+  kf_plan plan;
+
+  rc = parse_run_args(argc, argv, r, &attrs, &out_dir, &verbose);
+  if (rc == 0) rc = load_inputs(r, &attrs, desc);
+  if (rc != 0) goto done;
+
+  kf_status st = kf_plan_op(&plan, r->op, &attrs, desc, r->nin, NULL, &err);
+  if (st != KF_OK) {
+    rc = error_line(1, "%s", kf_message(st, &err));
+    goto done;
+  }
+  r->nout = kf_plan_num_outputs(&plan);
+  if (r->nout != kf_op_num_outputs(r->op) || r->nout > MAX_IO) {
+    rc = error_line(1, "internal: plan has %d outputs, %s has %d", r->nout, kf_op_name(r->op),
+                    kf_op_num_outputs(r->op));
+    goto done;
+  }
+  size_t scratch_bytes = kf_plan_scratch_bytes(&plan);
+  if (verbose) {
+    const char *kn = kf_plan_kernel_name(&plan);
+    fprintf(stderr, "kforge: kernel %s\n", kn ? kn : "(none)");
+    for (int k = 0; k < r->nin; k++)
+      fprintf(stderr, "kforge:   input  %-16s %-8s %s\n", kf_op_input_name(r->op, k),
+              kf_dtype_name(desc[k].dtype), shape_str(&desc[k], shp, sizeof shp));
+    for (int i = 0; i < r->nout; i++) {
+      const kf_tensor_desc *d = kf_plan_output_desc(&plan, i);
+      if (d)
+        fprintf(stderr, "kforge:   output %-16s %-8s %s\n", kf_op_output_name(r->op, i),
+                kf_dtype_name(d->dtype), shape_str(d, shp, sizeof shp));
+    }
+    fprintf(stderr, "kforge:   scratch %zu bytes\n", scratch_bytes);
+  }
+
+  /* outputs: dense buffers of the planned shapes (NULL for 0 elements) */
+  for (int i = 0; i < r->nout; i++) {
+    const kf_tensor_desc *d = kf_plan_output_desc(&plan, i);
+    size_t es = d ? kf_dtype_size(d->dtype) : 0, count = 1;
+    if (!d || es == 0 || npy_of(d->dtype) == NPY_INVALID || d->rank < 0 || d->rank > KF_MAX_RANK) {
+      rc = error_line(1, "internal: bad planned descriptor for output %d", i);
+      goto done;
+    }
+    for (int k = 0; k < d->rank; k++) {
+      if (d->dims[k] < 0 || (d->dims[k] && count > SIZE_MAX / es / (size_t)d->dims[k])) {
+        rc = error_line(1, "output '%s' is too large", kf_op_output_name(r->op, i));
+        goto done;
+      }
+      count *= (size_t)d->dims[k];
+    }
+    if (count && !(r->out[i] = malloc(count * es))) {
+      rc = error_line(1, "out of memory for output '%s'", kf_op_output_name(r->op, i));
+      goto done;
+    }
+  }
+  if (scratch_bytes && !(r->scratch = malloc(scratch_bytes))) {
+    rc = error_line(1, "out of memory for %zu bytes of scratch", scratch_bytes);
+    goto done;
+  }
+
+  const void *inp[MAX_IO];
+  for (int k = 0; k < r->nin; k++) inp[k] = r->in[k].data;
+  st = kf_execute(&plan, inp, r->out, r->scratch, scratch_bytes, &err);
+  if (st != KF_OK) {
+    rc = error_line(1, "%s", kf_message(st, &err));
+    goto done;
+  }
+
+  /* only now touch the file system */
+  struct stat sb;
+  if (stat(out_dir, &sb) == 0) {
+    if (!S_ISDIR(sb.st_mode)) {
+      rc = error_line(1, "--out %s is not a directory", out_dir);
+      goto done;
+    }
+  } else if (errno == ENOENT) {
+    if (mkdir(out_dir, 0777) != 0) {
+      rc = error_line(1, "cannot create directory %s: %s", out_dir, strerror(errno));
+      goto done;
+    }
+    created_dir = 1;
+  } else {
+    rc = error_line(1, "--out %s: %s", out_dir, strerror(errno));
+    goto done;
+  }
+  rc = write_outputs(r, &plan, out_dir);
+
+done:
+  run_free(r);
+  free(r);
+  if (rc != 0 && created_dir) rmdir(out_dir);
+  return rc < 0 ? 0 : rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return error_line(EXIT_USAGE, "no command (try 'kforge help')");
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    fputs(USAGE, stdout);
+    return finish_stdout();
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("kforge %s\n", KF_VERSION);
+    return finish_stdout();
+  }
+  if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv);
+  if (argc > 2) return error_line(EXIT_USAGE, "'%s' takes no arguments", cmd);
+  if (strcmp(cmd, "list") == 0) return cmd_list();
+  if (strcmp(cmd, "ops") == 0) return cmd_ops();
+  return error_line(EXIT_USAGE, "unknown command '%s' (try 'kforge help')", cmd);
+}
