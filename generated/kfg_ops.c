@@ -134,7 +134,6 @@ const kfi_rule kfg_rules[KFG_RULE_COUNT] = {
   { "bngrad.scale_channels", "scale must have the same number of elements as the channels of x, got %lld and %lld" },
   { "bngrad.mean_channels", "reserve_space_1 must have the same number of elements as the channels of x, got %lld and %lld" },
   { "bngrad.var_channels", "reserve_space_2 must have the same number of elements as the channels of x, got %lld and %lld" },
-  { "bngrad.too_large", "x has more elements than the supported maximum of %lld" },
   { "dwbpi.input_dtype", "%s must be %s, got %s" },
   { "dwbpi.strides_len", "Sliding window strides field must specify 4 dimensions" },
   { "dwbpi.strides_batch_depth", "Current implementation does not yet support strides in the batch and depth dimensions." },

@@ -1,9 +1,9 @@
 /*
 ** test_npy.c -- unit test of tools/cli/npy.c alone (no runtime).
-** Build: cc -std=c11 -D_POSIX_C_SOURCE=200809L -Itools/cli tests/test_npy.c tools/cli/npy.c
+** Build: cc -std=c11 -D_POSIX_C_SOURCE=200809L tests/test_npy.c tools/cli/npy.c (or ninja)
 ** Prints "ok - ..." / "FAIL - ..." per check and "N passed, M failed".
 */
-#include "npy.h"
+#include "../tools/cli/npy.h"
 
 #include <stdio.h>
 #include <stdlib.h>

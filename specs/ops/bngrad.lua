@@ -91,8 +91,6 @@ return {
       message = "reserve_space_1 must have the same number of elements as the channels of x, got %lld and %lld" },
     { id = "var_channels", tf = "1.11 compute 10",
       message = "reserve_space_2 must have the same number of elements as the channels of x, got %lld and %lld" },
-    { id = "too_large", tf = "1.8 index width",
-      message = "x has more elements than the supported maximum of %lld" },
   },
 
   -- Specialization axes. The 5-D layouts are the 4-D ones with the spatial

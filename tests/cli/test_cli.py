@@ -24,7 +24,7 @@ RESULTS = [0, 0]  # passed, failed
 
 def check(cond, what, detail=""):
     RESULTS[0 if cond else 1] += 1
-    print(("ok - " if cond else "FAIL - ") + what + ("" if cond or not detail else ": " + str(detail)))
+    print(("ok - " if cond else "FAIL - ") + what + ("" if cond or not detail else ": " + str(detail).strip()))
     return cond
 
 
@@ -199,6 +199,19 @@ err_lines = p.stderr.splitlines()
 check(p.returncode == 0 and err_lines and err_lines[0].startswith("kforge: kernel "),
       "--verbose names the kernel on stderr", p.stderr)
 
+# NCHW: the same data with channels second
+out = fresh_dir("v3nchw")
+xn, dyn = np.ascontiguousarray(x.transpose(0, 3, 1, 2)), np.ascontiguousarray(dy.transpose(0, 3, 1, 2))
+p = kforge("run", "FusedBatchNormGradV3", "--attr", "data_format=NCHW", "--out", out,
+           *args_for(V3_IN, {"x": save("x_nchw.npy", xn), "y_backprop": save("dy_nchw.npy", dyn)}))
+if check(p.returncode == 0, "run FusedBatchNormGradV3 float NCHW training", p.stderr):
+    want = bn_grad_ref(dyn, xn, scale, mean, var, 1e-4, True, "NCHW")
+    close(np.load(os.path.join(out, "x_backprop.npy")), want[0], 1e-5, "NCHW: x_backprop matches")
+    close(np.load(os.path.join(out, "scale_backprop.npy")), want[1], 1e-5,
+          "NCHW: scale_backprop matches")
+    close(np.load(os.path.join(out, "offset_backprop.npy")), want[2], 1e-5,
+          "NCHW: offset_backprop matches")
+
 # inference mode, V2, another epsilon
 out = fresh_dir("v2")
 V12_OUT = ["x_backprop", "scale_backprop", "offset_backprop", "reserve_space_3", "reserve_space_4"]
@@ -207,14 +220,24 @@ p = kforge("run", "FusedBatchNormGradV2", "--attr", "is_training=false", "--attr
 if check(p.returncode == 0, "run FusedBatchNormGradV2 float inference", p.stderr):
     check_bn_outputs(out, "V2 inference", dy, x, False, eps=1e-3, out_names=V12_OUT)
 
-# V1, double
-out = fresh_dir("v1d")
-p = kforge("run", "FusedBatchNormGrad", "--out", out,
-           *args_for(V3_IN[:5], {"x": save("x64.npy", x.astype(np.float64)),
-                                 "y_backprop": save("dy64.npy", dy.astype(np.float64))}))
-if check(p.returncode == 0, "run FusedBatchNormGrad double", p.stderr):
-    got = check_bn_outputs(out, "V1 double", dy, x, True, out_names=V12_OUT)
-    check(got["x_backprop"].dtype == np.float64, "V1 double: x_backprop is float64")
+# V1 (float only, as in TF)
+out = fresh_dir("v1")
+p = kforge("run", "FusedBatchNormGrad", "--out", out, *args_for(V3_IN[:5]))
+if check(p.returncode == 0, "run FusedBatchNormGrad float", p.stderr):
+    check_bn_outputs(out, "V1 float", dy, x, True, out_names=V12_OUT)
+
+# half (<f2) through V2
+xh, dyh = x.astype(np.float16), dy.astype(np.float16)
+out = fresh_dir("v2h")
+p = kforge("run", "FusedBatchNormGradV2", "--out", out,
+           *args_for(V3_IN[:5], {"x": save("x16.npy", xh), "y_backprop": save("dy16.npy", dyh)}))
+if check(p.returncode == 0, "run FusedBatchNormGradV2 half", p.stderr):
+    want = bn_grad_ref(dyh, xh, scale, mean, var, 1e-4, True)
+    dxh = np.load(os.path.join(out, "x_backprop.npy"))
+    check(dxh.dtype == np.float16 and dxh.shape == shape, "half: x_backprop is <f2", dxh.dtype)
+    close(dxh, want[0], 2e-3, "half: x_backprop matches (half rounding)")
+    close(np.load(os.path.join(out, "scale_backprop.npy")), want[1], 1e-4,
+          "half: scale_backprop matches")
 
 # bfloat16 as <u2 bit patterns
 xb, dyb = to_bf16_bits(x), to_bf16_bits(dy)
@@ -301,6 +324,10 @@ expect_error("x and y_backprop shapes differ",
 expect_error("scale of wrong length", v3(overrides={"scale": save("scale4.npy", np.ones(4, np.float32))}),
              "scale")
 expect_error("x of wrong dtype", v3(overrides={"x": save("x_i4.npy", x.astype(np.int32))}))
+expect_error("double on FusedBatchNormGrad (T is float only)",
+             v3(op="FusedBatchNormGrad", names=V3_IN[:5],
+                overrides={"x": save("x64.npy", x.astype(np.float64)),
+                           "y_backprop": save("dy64.npy", dy.astype(np.float64))}), "double")
 
 p = kforge()
 check(p.returncode == 2 and p.stderr.startswith("kforge: error:") and len(p.stderr.splitlines()) == 1,
@@ -355,6 +382,9 @@ dw_case("3x3 s2 SAME mult2", 2, 7, 6, 3, 2, 3, 2, "SAME")
 dw_case("3x3 s2 VALID", 1, 7, 7, 2, 1, 3, 2, "VALID")
 
 # --------------------------------------------------------------- done
-shutil.rmtree(WORK, ignore_errors=True)
+if not os.environ.get("KFORGE_KEEP"):
+    shutil.rmtree(WORK, ignore_errors=True)
+else:
+    print("# kept " + WORK)
 print("%d passed, %d failed" % (RESULTS[0], RESULTS[1]))
 sys.exit(1 if RESULTS[1] else 0)

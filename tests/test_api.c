@@ -1,0 +1,264 @@
+/*
+** test_api.c -- the C API's error paths: one negative test per validation
+** rule of specs/ops/bngrad.lua (and a check that every rule of the spec has
+** one), attribute parsing and defaults, op tables, plan/execute misuse.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "kfi.h"
+
+#define MAX_SEEN 64
+static const char *seen[MAX_SEEN];
+static int nseen;
+
+static void saw(const char *rule) {
+  int i;
+  for (i = 0; i < nseen; i++)
+    if (strcmp(seen[i], rule) == 0) return;
+  if (nseen < MAX_SEEN) seen[nseen++] = rule;
+}
+
+/* Expects planning to fail with status st, rule id and a message containing text. */
+static void expect(kf_op op, const kf_attrs *a, const kf_tensor_desc *in, int n, kf_status st, const char *rule,
+                   const char *text, const char *what) {
+  kf_plan p;
+  kf_error err;
+  kf_status got;
+  memset(&err, 0, sizeof err);
+  err.rule = "";
+  got = kf_plan_op(&p, op, a, in, n, NULL, &err);
+  th_check(got == st && strcmp(err.rule, rule) == 0 && strstr(err.message, text) != NULL,
+           "%s: %s / %s / \"%s\" (got %s / %s / \"%s\")", what, kf_status_name(st), rule, text, kf_status_name(got),
+           err.rule ? err.rule : "(null)", err.message);
+  if (got == st) saw(rule);
+}
+
+static void bn_inputs(kf_tensor_desc *in, kf_dtype t, int rank, const int64_t *dims, int64_t c) {
+  int64_t cd[1];
+  cd[0] = c;
+  in[0] = th_desc(t, rank, dims);
+  in[1] = in[0];
+  in[2] = th_desc(KF_FLOAT, 1, cd);
+  in[3] = in[2];
+  in[4] = in[2];
+  in[5] = in[2];
+}
+
+static void bngrad_rules(void) {
+  const kf_op V1 = KF_OP_FUSED_BATCH_NORM_GRAD, V2 = KF_OP_FUSED_BATCH_NORM_GRAD_V2,
+              V3 = KF_OP_FUSED_BATCH_NORM_GRAD_V3;
+  int64_t d4[4] = { 2, 3, 4, 5 }, d3[3] = { 2, 3, 4 }, d2[2] = { 5, 1 }, d6[6] = { 1, 1, 1, 1, 1, 5 };
+  int64_t dother[4] = { 2, 3, 5, 4 }, huge[4] = { 1 << 20, 1 << 10, 1 << 2, 5 };
+  kf_tensor_desc in[6];
+  kf_attrs a;
+
+  kf_attrs_init(V2, &a);
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+
+  /* Op-def constraints. */
+  {
+    kf_attrs b = a;
+    b.T = KF_HALF;
+    expect(V1, &b, in, 5, KF_INVALID_ARGUMENT, "attr.allowed",
+           "Value for attr 'T' of \"half\" is not in the list of allowed values: \"float\"", "V1 with T=half");
+    b.T = KF_DOUBLE;
+    expect(V2, &b, in, 5, KF_INVALID_ARGUMENT, "attr.allowed", "attr 'T' of \"double\"", "V2 with T=double");
+    b = a;
+    b.data_format = KF_NDHWC;
+    expect(V2, &b, in, 5, KF_INVALID_ARGUMENT, "attr.allowed", "attr 'data_format' of \"NDHWC\"",
+           "V2 does not allow NDHWC");
+    b.data_format = (kf_data_format)9;
+    expect(V3, &b, in, 6, KF_INVALID_ARGUMENT, "attr.format", "Invalid data format", "unknown data format");
+  }
+  in[1].dtype = KF_HALF;
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.input_dtype", "x must be float, got half", "x dtype != T");
+  bn_inputs(in, KF_HALF, 4, d4, 5);
+  in[2].dtype = KF_HALF;
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.input_dtype", "scale must be float, got half",
+         "V2 scale must be float");
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+  in[5].dtype = KF_DOUBLE;
+  expect(V3, &a, in, 6, KF_INVALID_ARGUMENT, "bngrad.input_dtype", "reserve_space_3 must be float",
+         "V3 reserve_space_3 dtype");
+
+  /* TF's kernel checks, in order. */
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+  in[0] = th_desc(KF_FLOAT, 3, d3);
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.dy_rank", "input must be 4 or 5-dimensional[2,3,4]",
+         "y_backprop rank 3");
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+  in[1] = th_desc(KF_FLOAT, 6, d6);
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.x_rank", "input must be 4 or 5-dimensional[1,1,1,1,1,5]",
+         "x rank 6");
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+  in[2] = th_desc(KF_FLOAT, 2, d2);
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.scale_rank", "scale must be 1-dimensional[5,1]",
+         "scale rank 2");
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+  in[3] = th_desc(KF_FLOAT, 0, d2);
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.mean_rank", "saved mean must be 1-dimensional[]",
+         "reserve_space_1 rank 0");
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+  in[4] = th_desc(KF_FLOAT, 2, d2);
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.var_rank", "saved variance must be 1-dimensional",
+         "reserve_space_2 rank 2");
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+  in[0] = th_desc(KF_FLOAT, 4, dother);
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.same_shape",
+         "x and y_backprop must have same shape, but x has shape [2,3,4,5] and y_backprop has shape [2,3,5,4]",
+         "x and y_backprop shapes differ");
+  bn_inputs(in, KF_FLOAT, 4, d4, 4);
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.scale_channels",
+         "scale must have the same number of elements as the channels of x, got 4 and 5", "scale length");
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+  in[3].dims[0] = 6;
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.mean_channels",
+         "reserve_space_1 must have the same number of elements as the channels of x, got 6 and 5",
+         "reserve_space_1 length");
+  bn_inputs(in, KF_FLOAT, 4, d4, 5);
+  in[4].dims[0] = 0;
+  expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "bngrad.var_channels",
+         "reserve_space_2 must have the same number of elements as the channels of x, got 0 and 5",
+         "reserve_space_2 length");
+  {
+    kf_attrs b = a;
+    b.data_format = KF_NCHW; /* C is dim 1 = 3 */
+    bn_inputs(in, KF_FLOAT, 4, d4, 5);
+    expect(V2, &b, in, 5, KF_INVALID_ARGUMENT, "bngrad.scale_channels", "got 5 and 3", "NCHW channels are dim 1");
+  }
+  bn_inputs(in, KF_FLOAT, 4, huge, 5);
+  expect(V2, &a, in, 5, KF_TOO_LARGE, "input.too_large", "more elements than the supported maximum of 2147483647",
+         "x over 2^31-1 elements (TF's kernels index with int)");
+  {
+    int64_t ovf[4] = { (int64_t)1 << 40, (int64_t)1 << 40, 1, 1 };
+    bn_inputs(in, KF_FLOAT, 4, ovf, 1);
+    expect(V2, &a, in, 5, KF_TOO_LARGE, "input.too_large", "more elements than the supported maximum",
+           "dims whose product overflows 64 bits");
+    ovf[0] = -3;
+    bn_inputs(in, KF_FLOAT, 4, ovf, 1);
+    expect(V2, &a, in, 5, KF_INVALID_ARGUMENT, "input.dims", "negative dimension -3", "negative dim");
+  }
+  /* kforge computes NCHW with is_training=false natively (TF's CPU kernel refuses it). */
+  {
+    kf_attrs b = a;
+    kf_plan p;
+    b.data_format = KF_NCHW;
+    b.is_training = 0;
+    bn_inputs(in, KF_FLOAT, 4, d4, 3);
+    th_check(kf_plan_op(&p, V2, &b, in, 5, NULL, NULL) == KF_OK, "NCHW with is_training=false is planned");
+  }
+}
+
+static void attr_rules(void) {
+  kf_attrs a;
+  kf_error e;
+  const kf_op V3 = KF_OP_FUSED_BATCH_NORM_GRAD_V3;
+  kf_attrs_init(V3, &a);
+  th_check(fabsf(a.epsilon - 0.0001f) == 0.0f && a.is_training == 1 && a.data_format == KF_NHWC &&
+             a.T == KF_DT_INVALID, "V3 defaults: epsilon 0.0001, is_training true, NHWC, T inferred");
+  th_check(kf_attrs_set(V3, &a, "epsilon", "0.001", &e) == KF_OK && a.epsilon == 0.001f, "epsilon=0.001");
+  th_check(kf_attrs_set(V3, &a, "epsilon", "-1.5", &e) == KF_OK && a.epsilon == -1.5f, "negative epsilon accepted");
+  th_check(kf_attrs_set(V3, &a, "is_training", "false", &e) == KF_OK && a.is_training == 0, "is_training=false");
+  th_check(kf_attrs_set(V3, &a, "data_format", "NCDHW", &e) == KF_OK && a.data_format == KF_NCDHW,
+           "V3 data_format=NCDHW");
+  th_check(kf_attrs_set(V3, &a, "T", "bfloat16", &e) == KF_OK && a.T == KF_BFLOAT16, "T=bfloat16");
+  th_check(kf_attrs_set(V3, &a, "epsilon", "abc", &e) == KF_INVALID_ARGUMENT && strcmp(e.rule, "attr.syntax") == 0,
+           "epsilon=abc: %s", e.message);
+  th_check(kf_attrs_set(V3, &a, "is_training", "yes", &e) == KF_INVALID_ARGUMENT, "is_training=yes: %s", e.message);
+  th_check(kf_attrs_set(V3, &a, "data_format", "NCWH", &e) == KF_INVALID_ARGUMENT &&
+             strstr(e.message, "Value for attr 'data_format' of \"NCWH\" is not in the list of allowed values") != NULL,
+           "data_format=NCWH: %s", e.message);
+  th_check(kf_attrs_set(KF_OP_FUSED_BATCH_NORM_GRAD, &a, "data_format", "NDHWC", &e) == KF_INVALID_ARGUMENT,
+           "V1 data_format=NDHWC rejected: %s", e.message);
+  th_check(kf_attrs_set(V3, &a, "T", "double", &e) == KF_INVALID_ARGUMENT, "V3 T=double rejected: %s", e.message);
+  th_check(kf_attrs_set(V3, &a, "strides", "1,1,1,1", &e) == KF_INVALID_ARGUMENT && strcmp(e.rule, "attr.unknown") == 0,
+           "V3 has no strides: %s", e.message);
+  th_check(kf_attrs_set(V3, NULL, "epsilon", "1", &e) == KF_INVALID_ARGUMENT, "NULL attrs");
+  th_check(kf_attrs_set(KF_OP_INVALID, &a, "epsilon", "1", &e) == KF_INVALID_ARGUMENT, "unknown op");
+}
+
+static void op_tables(void) {
+  th_check(kf_op_from_name("FusedBatchNormGradV3") == KF_OP_FUSED_BATCH_NORM_GRAD_V3 &&
+             kf_op_from_name("FusedBatchNormGrad") == KF_OP_FUSED_BATCH_NORM_GRAD &&
+             kf_op_from_name("fusedbatchnormgrad") == KF_OP_INVALID && kf_op_from_name(NULL) == KF_OP_INVALID,
+           "op names are TF's, case-sensitive");
+  th_check(kf_op_num_inputs(KF_OP_FUSED_BATCH_NORM_GRAD_V3) == 6 &&
+             strcmp(kf_op_input_name(KF_OP_FUSED_BATCH_NORM_GRAD_V3, 5), "reserve_space_3") == 0 &&
+             strcmp(kf_op_output_name(KF_OP_FUSED_BATCH_NORM_GRAD_V3, 4), "reserve_space_5") == 0 &&
+             strcmp(kf_op_output_name(KF_OP_FUSED_BATCH_NORM_GRAD_V2, 3), "reserve_space_3") == 0 &&
+             kf_op_input_name(KF_OP_FUSED_BATCH_NORM_GRAD, 5) == NULL,
+           "TF input/output names and counts");
+  th_check(kf_dtype_from_name("bfloat16") == KF_BFLOAT16 && kf_dtype_size(KF_HALF) == 2 &&
+             strcmp(kf_dtype_name(KF_DOUBLE), "double") == 0, "dtype names and sizes");
+  th_check(kf_kernel_count() > 0 && kf_kernel_name(0) && kf_kernel_config(0) && !kf_kernel_name(kf_kernel_count()),
+           "kernel list (%d kernels)", kf_kernel_count());
+}
+
+static void api_misuse(void) {
+  const kf_op V2 = KF_OP_FUSED_BATCH_NORM_GRAD_V2;
+  int64_t d4[4] = { 1, 2, 2, 3 };
+  kf_tensor_desc in[6];
+  kf_attrs a;
+  kf_plan p, bad;
+  kf_error e;
+  float buf[64] = { 0 }, scratch[64];
+  const void *ins[5] = { buf, buf, buf, buf, buf };
+  void *outs[5] = { buf, buf, buf, NULL, NULL };
+  kf_attrs_init(V2, &a);
+  bn_inputs(in, KF_FLOAT, 4, d4, 3);
+  th_check(kf_plan_op(NULL, V2, &a, in, 5, NULL, &e) == KF_INVALID_ARGUMENT, "NULL plan");
+  th_check(kf_plan_op(&p, V2, &a, in, 6, NULL, &e) == KF_INVALID_ARGUMENT && strstr(e.message, "takes 5 inputs"),
+           "wrong input count: %s", e.message);
+  th_check(kf_plan_op(&p, V2, NULL, in, 5, NULL, &e) == KF_INVALID_ARGUMENT, "NULL attrs");
+  th_check(kf_plan_op(&p, (kf_op)99, &a, in, 5, NULL, &e) == KF_INVALID_ARGUMENT, "unknown op");
+  in[0].rank = 42;
+  th_check(kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_INVALID_ARGUMENT && strcmp(e.rule, "input.rank") == 0,
+           "rank beyond KF_MAX_RANK: %s", e.message);
+  bn_inputs(in, KF_FLOAT, 4, d4, 3);
+  memset(&bad, 0, sizeof bad);
+  th_check(kf_execute(&bad, ins, outs, NULL, 0, &e) == KF_INVALID_ARGUMENT, "execute an unplanned plan: %s",
+           e.message);
+  th_check(kf_plan_scratch_bytes(&bad) == 0 && kf_plan_kernel_name(&bad) == NULL, "queries on an unplanned plan");
+  th_check(kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK, "valid plan");
+  th_check(kf_plan_scratch_bytes(&p) > 0, "NHWC training kernel needs scratch (%zu bytes)", kf_plan_scratch_bytes(&p));
+  th_check(kf_execute(&p, ins, outs, scratch, kf_plan_scratch_bytes(&p) - 1, &e) == KF_SCRATCH_TOO_SMALL,
+           "scratch one byte short: %s", e.message);
+  th_check(kf_execute(&p, ins, outs, NULL, 4096, &e) == KF_SCRATCH_TOO_SMALL, "NULL scratch");
+  outs[1] = NULL;
+  th_check(kf_execute(&p, ins, outs, scratch, sizeof scratch, &e) == KF_INVALID_ARGUMENT &&
+             strstr(e.message, "scale_backprop"), "NULL output: %s", e.message);
+  outs[1] = buf;
+  ins[1] = NULL;
+  th_check(kf_execute(&p, ins, outs, scratch, sizeof scratch, &e) == KF_INVALID_ARGUMENT && strstr(e.message, "x "),
+           "NULL input: %s", e.message);
+  ins[1] = buf;
+  {
+    kf_plan_options o;
+    memset(&o, 0, sizeof o);
+    o.kernel = "kfg_no_such_kernel";
+    th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_NO_KERNEL && strcmp(e.rule, "kernel.unknown") == 0,
+             "forcing an unknown kernel: %s", e.message);
+    o.kernel = "kfg_bngrad_f16_nchw_infer__scalar";
+    th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_NO_KERNEL && strstr(e.message, "does not serve bngrad T=f32"),
+             "forcing a kernel of another configuration: %s", e.message);
+  }
+}
+
+int main(void) {
+  int i, j;
+  bngrad_rules();
+  attr_rules();
+  op_tables();
+  api_misuse();
+  /* Every rule of specs/ops/bngrad.lua has a negative test above. */
+  for (i = 0; i < KFG_RULE_COUNT; i++) {
+    int found = 0;
+    if (strncmp(kfg_rules[i].id, "bngrad.", 7) != 0) continue;
+    for (j = 0; j < nseen; j++) found |= strcmp(seen[j], kfg_rules[i].id) == 0;
+    th_check(found, "rule %s has a negative test", kfg_rules[i].id);
+  }
+  return th_done();
+}

@@ -1,0 +1,281 @@
+/*
+** test_bngrad.c -- FusedBatchNormGrad{,V2,V3} against the double-precision
+** reference: every version, dtype, data format, mode and every kernel of the
+** registry that serves the configuration (specialized, generic, forced by
+** name), on shapes chosen for their edges: C=1, odd C (channel-tile tails),
+** N*H*W=1, H!=W, empty tensors, 5-D, row blocks and planes longer than one
+** partial-sum block, inconsistent statistics.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "ref/bngrad_ref.h"
+
+typedef struct { int rank; int64_t d[5]; } shape;
+
+static const shape shapes4[] = {
+  { 4, { 2, 3, 5, 8 } },   { 4, { 1, 1, 1, 1 } },   { 4, { 1, 1, 1, 13 } }, { 4, { 3, 2, 7, 1 } },
+  { 4, { 2, 5, 3, 17 } },  { 4, { 1, 4, 6, 24 } },  { 4, { 2, 19, 17, 9 } }, { 4, { 1, 50, 50, 3 } },
+  { 4, { 0, 3, 3, 5 } },   { 4, { 2, 0, 3, 5 } },   { 4, { 2, 3, 3, 0 } },
+};
+static const shape shapes5[] = {
+  { 5, { 2, 3, 4, 5, 6 } }, { 5, { 1, 1, 1, 1, 3 } }, { 5, { 1, 2, 3, 1, 11 } }, { 5, { 1, 0, 2, 2, 4 } },
+};
+
+static const char *const fmt_names[] = { "NHWC", "NCHW", "NDHWC", "NCDHW" };
+static int coverage[512];
+
+typedef struct {
+  int version;
+  kf_dtype T;
+  kf_data_format fmt;
+  int training;
+  float epsilon;
+  shape sh;
+} config;
+
+static void describe(const config *c, char *buf, size_t n) {
+  int i, k;
+  k = snprintf(buf, n, "V%d T=%s %s %s eps=%g shape=[", c->version, kf_dtype_name(c->T), fmt_names[c->fmt],
+               c->training ? "train" : "infer", (double)c->epsilon);
+  for (i = 0; i < c->sh.rank && k > 0 && (size_t)k < n; i++)
+    k += snprintf(buf + k, n - (size_t)k, i ? ",%lld" : "%lld", (long long)c->sh.d[i]);
+  if (k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, "]");
+}
+
+static kf_op op_of(int version) {
+  return version == 1 ? KF_OP_FUSED_BATCH_NORM_GRAD
+                      : version == 2 ? KF_OP_FUSED_BATCH_NORM_GRAD_V2 : KF_OP_FUSED_BATCH_NORM_GRAD_V3;
+}
+
+/* Runs one configuration with the given plan options; checks against ref. */
+static void run(const config *cf, const kf_plan_options *opt, th_rng *rng, const char *how) {
+  const int last = cf->fmt == KF_NHWC || cf->fmt == KF_NDHWC;
+  const int r = cf->sh.rank;
+  const kf_op op = op_of(cf->version);
+  int64_t n = cf->sh.d[0], c = last ? cf->sh.d[r - 1] : cf->sh.d[1], s = 1, numel, i;
+  kf_tensor_desc in[6];
+  kf_attrs at;
+  kf_plan plan;
+  kf_error err;
+  kf_status st;
+  char what[200];
+  size_t es = kf_dtype_size(cf->T), scratch_n;
+  void *dy, *x, *dx, *scratch;
+  float *scale, *mean, *var, *dscale, *doffset, rs3[7] = { 0 };
+  double *rdy, *rx, *rscale, *rmean, *rvar, *rdx, *rdscale, *rdoffset;
+  const void *ins[6];
+  void *outs[5];
+  int64_t cdim[1];
+
+  describe(cf, what, sizeof what);
+  for (i = last ? 1 : 2; i < (last ? r - 1 : r); i++) s *= cf->sh.d[i];
+  numel = n * c * s;
+  /* +1: malloc(0) may return NULL, which the API treats as "no buffer". */
+  dy = malloc((size_t)numel * es + 1);
+  x = malloc((size_t)numel * es + 1);
+  dx = malloc((size_t)numel * es + 1);
+  rdy = malloc((size_t)numel * sizeof(double) + 1);
+  rx = malloc((size_t)numel * sizeof(double) + 1);
+  rdx = malloc((size_t)numel * sizeof(double) + 1);
+  scale = malloc((size_t)c * 4 + 1); mean = malloc((size_t)c * 4 + 1); var = malloc((size_t)c * 4 + 1);
+  dscale = malloc((size_t)c * 4 + 1); doffset = malloc((size_t)c * 4 + 1);
+  rscale = malloc((size_t)c * 8 + 1); rmean = malloc((size_t)c * 8 + 1); rvar = malloc((size_t)c * 8 + 1);
+  rdscale = malloc((size_t)c * 8 + 1); rdoffset = malloc((size_t)c * 8 + 1);
+  for (i = 0; i < numel; i++) {
+    rdy[i] = th_round(cf->T, th_uniform(rng, -2, 2));
+    rx[i] = th_round(cf->T, th_uniform(rng, -2, 3));
+    th_store(cf->T, dy, (size_t)i, rdy[i]);
+    th_store(cf->T, x, (size_t)i, rx[i]);
+  }
+  for (i = 0; i < c; i++) { /* statistics need not match x: the kernel uses what it is given */
+    scale[i] = (float)th_uniform(rng, -1.5, 1.5);
+    mean[i] = (float)th_uniform(rng, -1, 1);
+    var[i] = (float)th_uniform(rng, 0.05, 2);
+    rscale[i] = scale[i]; rmean[i] = mean[i]; rvar[i] = var[i];
+    dscale[i] = doffset[i] = NAN;
+  }
+  ref_bngrad(last, cf->training, n, c, s, cf->epsilon, rdy, rx, rscale, rmean, rvar, rdx, rdscale, rdoffset);
+
+  kf_attrs_init(op, &at);
+  at.T = cf->T;
+  at.data_format = cf->fmt;
+  at.is_training = cf->training;
+  at.epsilon = cf->epsilon;
+  cdim[0] = c;
+  in[0] = th_desc(cf->T, r, cf->sh.d);
+  in[1] = in[0];
+  in[2] = th_desc(cf->version == 1 ? cf->T : KF_FLOAT, 1, cdim);
+  in[3] = in[2];
+  in[4] = in[2];
+  cdim[0] = 7;
+  in[5] = th_desc(KF_FLOAT, 1, cdim);
+  st = kf_plan_op(&plan, op, &at, in, cf->version == 3 ? 6 : 5, opt, &err);
+  if (opt && opt->kernel && st == KF_NO_KERNEL) goto out; /* that kernel serves other configs */
+  if (!th_check(st == KF_OK, "%s %s: plan: %s", what, how, st == KF_OK ? "" : err.message)) goto out;
+  {
+    const kf_tensor_desc *o0 = kf_plan_output_desc(&plan, 0), *o3 = kf_plan_output_desc(&plan, 3),
+                         *o4 = kf_plan_output_desc(&plan, 4), *o1 = kf_plan_output_desc(&plan, 1);
+    th_check(kf_plan_num_outputs(&plan) == 5 && o0 && o0->rank == r && o0->dtype == cf->T &&
+               memcmp(o0->dims, cf->sh.d, sizeof(int64_t) * (size_t)r) == 0 && o1 && o1->rank == 1 &&
+               o1->dims[0] == c && o1->dtype == KF_FLOAT && o3 && o3->rank == 1 && o3->dims[0] == 0 &&
+               o4 && o4->rank == 1 && o4->dims[0] == 0 && o4->dtype == KF_FLOAT,
+             "%s %s: output shapes (x_backprop like x, [C], [C], [0], [0])", what, how);
+  }
+  if (opt && opt->kernel) {
+    for (i = 0; i < kf_kernel_count(); i++)
+      if (strcmp(kf_kernel_name((int)i), kf_plan_kernel_name(&plan)) == 0 && i < 512) coverage[i]++;
+  }
+  scratch_n = kf_plan_scratch_bytes(&plan);
+  scratch = scratch_n ? malloc(scratch_n) : NULL; /* exact size: ASan catches overruns */
+  ins[0] = dy; ins[1] = x; ins[2] = scale; ins[3] = mean; ins[4] = var; ins[5] = rs3;
+  outs[0] = dx; outs[1] = dscale; outs[2] = doffset; outs[3] = NULL; outs[4] = NULL;
+  st = kf_execute(&plan, ins, outs, scratch, scratch_n, &err);
+  free(scratch);
+  if (!th_check(st == KF_OK, "%s %s: execute: %s", what, how, st == KF_OK ? "" : err.message)) goto out;
+  {
+    /* Reductions are float (U) for every T; dx is rounded to T once. */
+    double e_dx = th_rel_err(cf->T, dx, rdx, (size_t)numel, 1e-6);
+    double e_sc = th_rel_err(KF_FLOAT, dscale, rdscale, (size_t)c, 1e-6);
+    double e_of = th_rel_err(KF_FLOAT, doffset, rdoffset, (size_t)c, 1e-6);
+    double tol = th_tol(cf->T), ftol = th_tol(KF_FLOAT);
+    th_check(e_dx <= tol && e_sc <= ftol && e_of <= ftol,
+             "%s %s [%s]: rel err x_backprop %.2e (tol %.0e), scale_backprop %.2e, offset_backprop %.2e (tol %.0e)",
+             what, how, kf_plan_kernel_name(&plan), e_dx, tol, e_sc, e_of, ftol);
+  }
+out:
+  free(dy); free(x); free(dx); free(rdy); free(rx); free(rdx);
+  free(scale); free(mean); free(var); free(dscale); free(doffset);
+  free(rscale); free(rmean); free(rvar); free(rdscale); free(rdoffset);
+}
+
+static void run_all_ways(const config *cf, th_rng *rng) {
+  kf_plan_options opt;
+  int k;
+  run(cf, NULL, rng, "selected");
+  memset(&opt, 0, sizeof opt);
+  opt.generic_only = 1;
+  run(cf, &opt, rng, "generic");
+  for (k = 0; k < kf_kernel_count(); k++) {
+    if (strncmp(kf_kernel_name(k), "kfg_bngrad_", 11) != 0) continue;
+    memset(&opt, 0, sizeof opt);
+    opt.kernel = kf_kernel_name(k);
+    run(cf, &opt, rng, "forced");
+  }
+}
+
+/* The default set has a specialization for every (T, layout, mode). */
+static void check_selection(void) {
+  static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
+  int t, f, m;
+  for (t = 0; t < 3; t++)
+    for (f = 0; f < 4; f++)
+      for (m = 0; m < 2; m++) {
+        kf_attrs at;
+        kf_plan p1, p2;
+        kf_plan_options g;
+        kf_tensor_desc in[6];
+        int64_t d[5] = { 2, 3, 4, 5, 6 }, cd[1];
+        int r = f >= 2 ? 5 : 4;
+        cd[0] = f == 0 || f == 2 ? d[r - 1] : d[1];
+        kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
+        at.T = ts[t];
+        at.data_format = (kf_data_format)f;
+        at.is_training = m;
+        in[0] = th_desc(ts[t], r, d);
+        in[1] = in[0];
+        in[2] = th_desc(KF_FLOAT, 1, cd);
+        in[3] = in[4] = in[5] = in[2];
+        memset(&g, 0, sizeof g);
+        g.generic_only = 1;
+        if (kf_plan_op(&p1, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, NULL, NULL) != KF_OK ||
+            kf_plan_op(&p2, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &g, NULL) != KF_OK) {
+          th_check(0, "selection: plan failed for T=%s %s", kf_dtype_name(ts[t]), fmt_names[f]);
+          continue;
+        }
+        th_check(strcmp(kf_plan_kernel_name(&p1), kf_plan_kernel_name(&p2)) != 0,
+                 "selection: T=%s %s %s runs specialized %s (generic is %s)", kf_dtype_name(ts[t]), fmt_names[f],
+                 m ? "train" : "infer", kf_plan_kernel_name(&p1), kf_plan_kernel_name(&p2));
+      }
+}
+
+/* x_backprop of consistent statistics with N*H*W = 1 is 0 (TF's formula). */
+static void check_single_position(void) {
+  float x[3] = { 0.5f, -1.25f, 2.0f }, dy[3] = { 0.3f, -0.7f, 1.1f }, scale[3] = { 1, 2, 3 };
+  float var[3] = { 0, 0, 0 }, dx[3], ds[3], dof[3];
+  kf_attrs at;
+  kf_error err;
+  kf_tensor_desc d;
+  int64_t dims[4] = { 1, 1, 1, 3 };
+  char scratch[256];
+  kf_status st;
+  kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD, &at);
+  at.epsilon = 0.001f;
+  d = th_desc(KF_FLOAT, 4, dims);
+  st = kf_fused_batch_norm_grad(1, &at, &d, dy, x, scale, x, var, dx, ds, dof, scratch, sizeof scratch, &err);
+  th_check(st == KF_OK && fabsf(dx[0]) < 1e-6f && fabsf(dx[1]) < 1e-6f && fabsf(dx[2]) < 1e-6f &&
+             ds[0] == 0.0f && dof[1] == dy[1],
+           "N*H*W=1 with its own statistics: x_backprop 0, offset_backprop = dy (%s)", st ? err.message : "ok");
+}
+
+/* A NaN in one channel's dy poisons that channel's sums only. */
+static void check_nan_isolation(void) {
+  float x[8], dy[8], scale[2] = { 1, 1 }, mean[2] = { 0, 0 }, var[2] = { 1, 1 }, dx[8], ds[2], dof[2];
+  kf_attrs at;
+  kf_tensor_desc d;
+  int64_t dims[4] = { 1, 2, 2, 2 };
+  char scratch[256];
+  int i;
+  for (i = 0; i < 8; i++) { x[i] = (float)i * 0.25f; dy[i] = 1.0f - (float)i * 0.1f; }
+  dy[2] = NAN; /* channel 0 */
+  kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V2, &at);
+  d = th_desc(KF_FLOAT, 4, dims);
+  kf_fused_batch_norm_grad(2, &at, &d, dy, x, scale, mean, var, dx, ds, dof, scratch, sizeof scratch, NULL);
+  th_check(isnan(ds[0]) && isnan(dof[0]) && isnan(dx[0]) && !isnan(ds[1]) && !isnan(dof[1]) && !isnan(dx[1]),
+           "NaN in channel 0 of y_backprop poisons channel 0 only");
+}
+
+int main(void) {
+  th_rng rng;
+  int v, t, f, m, k, e;
+  static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
+  static const float eps[] = { 0.0001f, 0.5f };
+  th_seed(&rng, 20261122);
+  for (v = 1; v <= 3; v++)
+    for (t = 0; t < 3; t++) {
+      if (v == 1 && ts[t] != KF_FLOAT) continue;
+      for (f = 0; f < (v == 3 ? 4 : 2); f++)
+        for (m = 0; m < 2; m++) {
+          const shape *list = f >= 2 ? shapes5 : shapes4;
+          int count = f >= 2 ? (int)(sizeof shapes5 / sizeof shapes5[0]) : (int)(sizeof shapes4 / sizeof shapes4[0]);
+          for (k = 0; k < count; k++)
+            for (e = 0; e < 2; e++) {
+              config cf;
+              if (e == 1 && k % 3 != 0) continue; /* the second epsilon on a few shapes */
+              cf.version = v;
+              cf.T = ts[t];
+              cf.fmt = (kf_data_format)f;
+              cf.training = m;
+              cf.epsilon = eps[e];
+              cf.sh = list[k];
+              run_all_ways(&cf, &rng);
+            }
+          if (v >= 2) { /* 5-D tensors with a 2-D format name: TF's kernel views them the same way */
+            config cf;
+            cf.version = v; cf.T = ts[t]; cf.fmt = (kf_data_format)f; cf.training = m; cf.epsilon = 0.001f;
+            cf.sh = shapes5[0];
+            run(&cf, NULL, &rng, "5-D with 2-D format");
+          }
+        }
+    }
+  for (k = 0; k < kf_kernel_count() && k < 512; k++)
+    if (strncmp(kf_kernel_name(k), "kfg_bngrad_", 11) == 0)
+      th_check(coverage[k] > 0, "kernel %s was exercised (%d runs)", kf_kernel_name(k), coverage[k]);
+  check_selection();
+  check_single_position();
+  check_nan_isolation();
+  return th_done();
+}
