@@ -32,6 +32,270 @@ void kfg_bngrad_f16_generic__scalar(const void *args);
 size_t kfg_bngrad_f16_generic__scalar_scratch(const void *args);
 void kfg_bngrad_f32_generic__scalar(const void *args);
 size_t kfg_bngrad_f32_generic__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar(const void *args);
+size_t kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
+void kfg_dwbpi_bf16_generic__scalar(const void *args);
+size_t kfg_dwbpi_bf16_generic__scalar_scratch(const void *args);
+void kfg_dwbpi_f16_generic__scalar(const void *args);
+size_t kfg_dwbpi_f16_generic__scalar_scratch(const void *args);
+void kfg_dwbpi_f32_generic__scalar(const void *args);
+size_t kfg_dwbpi_f32_generic__scalar_scratch(const void *args);
+void kfg_dwbpi_f64_generic__scalar(const void *args);
+size_t kfg_dwbpi_f64_generic__scalar_scratch(const void *args);
 
 const kfi_kernel kfg_registry[] = {
   { "kfg_bngrad_bf16_nchw_infer__scalar", "T=bf16 layout=nchw mode=infer", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__scalar, kfg_bngrad_bf16_nchw_infer__scalar_scratch },
@@ -49,5 +313,137 @@ const kfi_kernel kfg_registry[] = {
   { "kfg_bngrad_bf16_generic__scalar", "T=bf16 layout=any mode=any", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY }, kfg_bngrad_bf16_generic__scalar, kfg_bngrad_bf16_generic__scalar_scratch },
   { "kfg_bngrad_f16_generic__scalar", "T=f16 layout=any mode=any", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY }, kfg_bngrad_f16_generic__scalar, kfg_bngrad_f16_generic__scalar_scratch },
   { "kfg_bngrad_f32_generic__scalar", "T=f32 layout=any mode=any", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY }, kfg_bngrad_f32_generic__scalar, kfg_bngrad_f32_generic__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar_scratch },
+  { "kfg_dwbpi_bf16_generic__scalar", "T=bf16 layout=any filter=any strides=any dilations=any multiplier=any", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_bf16_generic__scalar, kfg_dwbpi_bf16_generic__scalar_scratch },
+  { "kfg_dwbpi_f16_generic__scalar", "T=f16 layout=any filter=any strides=any dilations=any multiplier=any", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_f16_generic__scalar, kfg_dwbpi_f16_generic__scalar_scratch },
+  { "kfg_dwbpi_f32_generic__scalar", "T=f32 layout=any filter=any strides=any dilations=any multiplier=any", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_f32_generic__scalar, kfg_dwbpi_f32_generic__scalar_scratch },
+  { "kfg_dwbpi_f64_generic__scalar", "T=f64 layout=any filter=any strides=any dilations=any multiplier=any", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_DOUBLE, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_f64_generic__scalar, kfg_dwbpi_f64_generic__scalar_scratch },
 };
-const int kfg_registry_count = 15;
+const int kfg_registry_count = 147;

@@ -40,6 +40,11 @@ kf_dtype kf_dtype_from_name(const char *name) {
   return KF_DT_INVALID;
 }
 
+float kf_half_to_float(uint16_t h) { return kfi_f16_to_f32(h); }
+uint16_t kf_float_to_half(float f) { return kfi_f32_to_f16(f); }
+float kf_bfloat16_to_float(uint16_t b) { return kfi_bf16_to_f32(b); }
+uint16_t kf_float_to_bfloat16(float f) { return kfi_f32_to_bf16(f); }
+
 static void fill(kf_error *err, kf_status st, const char *rule, const char *fmt, va_list ap) {
   if (!err) return;
   err->status = st;

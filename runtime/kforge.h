@@ -52,6 +52,12 @@ const char *kf_dtype_name(kf_dtype t); /* TF's name: "half", "bfloat16", ... */
 kf_dtype kf_dtype_from_name(const char *name);
 size_t kf_dtype_size(kf_dtype t);
 
+/* Conversions of half and bfloat16 bit patterns (round to nearest even). */
+float kf_half_to_float(uint16_t h);
+uint16_t kf_float_to_half(float f);
+float kf_bfloat16_to_float(uint16_t b);
+uint16_t kf_float_to_bfloat16(float f);
+
 #define KF_MAX_RANK 8
 /* Largest element count of any tensor (TF's CPU kernels index with int). */
 #define KF_MAX_ELEMENTS (((int64_t)1 << 31) - 1)

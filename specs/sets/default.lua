@@ -6,5 +6,11 @@ return {
   kernels = {
     { family = "bngrad", kind = "specialized", T = "*", layout = "*", mode = "*" },
     { family = "bngrad", kind = "generic", T = "*" },
+    -- Depthwise backprop input: square odd filters, equal unit or 2 strides,
+    -- no dilation, multiplier 1 or 2 (the common MobileNet-style shapes);
+    -- anything else runs on the generic kernel.
+    { family = "dwbpi", kind = "specialized", T = "*", layout = "*", kh = { 1, 3, 5, 7 }, kw = "=kh",
+      sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
+    { family = "dwbpi", kind = "generic", T = "*" },
   },
 }

@@ -42,6 +42,8 @@ static const char USAGE[] =
     "      List attrs are comma separated: --attr strides=1,2,2,1\n"
     "  kforge list      the kernels compiled in, with their configuration\n"
     "  kforge ops       the ops with their TF input and output names\n"
+    "  kforge show [--bfloat16] FILE.npy\n"
+    "                   print an array (first 256 values; --bfloat16 reads <u2 as bfloat16)\n"
     "  kforge help      this text\n";
 
 /* Prints the one error line (newlines in the message flattened) and
@@ -394,6 +396,38 @@ done:
   return rc < 0 ? 0 : rc;
 }
 
+/* Prints a .npy file: a header line, then the values, 8 per line. */
+static int cmd_show(int argc, char **argv) {
+  npy_array a;
+  char err[512];
+  int bf16 = 0, i = 2;
+  int64_t k, n;
+  if (i < argc && strcmp(argv[i], "--bfloat16") == 0) { bf16 = 1; i++; }
+  if (i + 1 != argc) return error_line(EXIT_USAGE, "usage: kforge show [--bfloat16] FILE.npy");
+  if (npy_read(argv[i], &a, err, sizeof err) != 0) return error_line(1, "%s", err);
+  printf("%s dtype=%s shape=(", argv[i], bf16 && a.dtype == NPY_U2 ? "bfloat16" : npy_dtype_descr(a.dtype));
+  for (k = 0; k < a.rank; k++) printf(k ? ", %lld" : "%lld", (long long)a.dims[k]);
+  printf(a.rank == 1 ? ",)\n" : ")\n");
+  n = a.count < 256 ? a.count : 256;
+  for (k = 0; k < n; k++) {
+    double v = 0;
+    switch (a.dtype) {
+      case NPY_F2: v = kf_half_to_float(((const uint16_t *)a.data)[k]); break;
+      case NPY_F4: v = ((const float *)a.data)[k]; break;
+      case NPY_F8: v = ((const double *)a.data)[k]; break;
+      case NPY_I4: v = ((const int32_t *)a.data)[k]; break;
+      case NPY_U2: v = bf16 ? kf_bfloat16_to_float(((const uint16_t *)a.data)[k]) : ((const uint16_t *)a.data)[k]; break;
+      case NPY_U1: v = ((const uint8_t *)a.data)[k]; break;
+      default: break;
+    }
+    printf("%s%.8g", k % 8 ? " " : (k ? "\n  " : "  "), v);
+  }
+  if (n) printf("\n");
+  if (a.count > n) printf("  ... (%lld values)\n", (long long)a.count);
+  npy_free(&a);
+  return finish_stdout();
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return error_line(EXIT_USAGE, "no command (try 'kforge help')");
   const char *cmd = argv[1];
@@ -406,6 +440,7 @@ int main(int argc, char **argv) {
     return finish_stdout();
   }
   if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv);
+  if (strcmp(cmd, "show") == 0) return cmd_show(argc, argv);
   if (argc > 2) return error_line(EXIT_USAGE, "'%s' takes no arguments", cmd);
   if (strcmp(cmd, "list") == 0) return cmd_list();
   if (strcmp(cmd, "ops") == 0) return cmd_ops();

@@ -1,0 +1,86 @@
+#!/bin/bash
+# kforge's whole test suite: `bash tests/run.sh` from anywhere.
+# Installs what the tests need when it is missing (Debian packages only),
+# then runs every suite: generator, reproducibility of generated/, the C
+# tests with clang, gcc and clang+ASan+UBSan, the CLI, and the PyTorch
+# oracles. Ends with "N passed, M failed"; exits non-zero on any failure.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/kforge-tests.XXXXXX")
+trap 'rm -rf "$LOGDIR"' EXIT
+
+# ---- dependencies ----------------------------------------------------------
+need=()
+command -v lua5.4 >/dev/null 2>&1 || need+=(lua5.4)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+command -v clang >/dev/null 2>&1 || need+=(clang)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+[ -x /usr/bin/python3 ] || need+=(python3)
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
+/usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
+# clang's sanitizer runtimes (a separate package on Debian)
+if command -v clang >/dev/null 2>&1; then
+  echo 'int main(void){return 0;}' | clang -fsanitize=address,undefined -x c - -o /dev/null >/dev/null 2>&1 ||
+    need+=(libclang-rt-dev)
+else
+  need+=(libclang-rt-dev)
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "tests: installing ${need[*]}"
+  SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null ||
+    { echo "tests: could not install ${need[*]}"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+PASSED=0
+FAILED=0
+PY=/usr/bin/python3
+
+# run_suite NAME CMD...: runs CMD, shows its failures, adds its counts (the
+# last "N passed, M failed" line it prints). A suite that exits non-zero
+# without such a line counts as one failure.
+run_suite() {
+  local name=$1; shift
+  local log="$LOGDIR/$name.log" start=$SECONDS rc p f line
+  "$@" >"$log" 2>&1
+  rc=$?
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  if [ -n "$line" ]; then
+    p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
+  else
+    p=0; f=0
+  fi
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
+  printf '%-28s %6d passed, %d failed  (%ds)\n' "$name" "$p" "$f" $((SECONDS - start))
+  if [ "$f" -ne 0 ]; then
+    grep -E '^FAIL|error|Error|ERROR' "$log" | head -40 | sed 's/^/    /'
+    [ -z "$line" ] && tail -20 "$log" | sed 's/^/    /'
+  fi
+}
+
+# A build is one check: it passes when ninja succeeds (warnings are errors).
+build() {
+  if ninja "$@"; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; return 1; fi
+}
+
+run_suite generator lua5.4 tests/gen/test_gen.lua
+run_suite build-clang build
+run_suite build-gcc build -f ninja/gcc.ninja
+run_suite build-asan build -f ninja/asan.ninja
+
+for cfg in build build-gcc build-asan; do
+  for t in test_api test_npy test_bngrad test_dwbpi; do
+    [ -e "$cfg/tests/$t" ] || { run_suite "$cfg/$t" false; continue; }
+    run_suite "$cfg/$t" "$cfg/tests/$t"
+  done
+done
+
+run_suite cli $PY tests/cli/test_cli.py build/kforge
+run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
+run_suite oracle-bngrad $PY tests/oracle/bngrad_torch.py build/kforge
+run_suite oracle-dwbpi $PY tests/oracle/dwbpi_torch.py build/kforge
+
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
