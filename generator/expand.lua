@@ -27,7 +27,13 @@ local function has_value(axis, v)
 end
 
 -- Returns the list of kernel records or nil, err.
-function M.expand(set, specs, set_file)
+function M.expand(set, specs, set_file, dtypes)
+  local ok, r, err = pcall(M.expand_unsafe, set, specs, set_file, dtypes)
+  if ok then return r, err end
+  return nil, tostring(r)
+end
+
+function M.expand_unsafe(set, specs, set_file, dtypes)
   local out, seen = {}, {}
   for ei, e in ipairs(set.kernels) do
     local where = string.format("%s: field 'kernels[%d]", set_file, ei)
@@ -87,6 +93,18 @@ function M.expand(set, specs, set_file)
         local values = {}
         for j, an in ipairs(kind.axes) do values[an] = chosen[j] end
         local name = "kfg_" .. subst(kind.name, values) .. "__scalar"
+        if not name:match("^[%a_][%w_]*$") then
+          error(string.format("%s: kernel kind %q: name pattern %q gives %q, not a C identifier",
+            spec.file, kind.kind, kind.name, name), 0)
+        end
+        if values.T ~= nil and not dtypes[values.T] then
+          error(string.format("%s: axis T: value %q is not a known dtype (generator/dtypes.lua)",
+            spec.file, tostring(values.T)), 0)
+        end
+        if seen[name] and (seen[name].kind ~= kind.kind or seen[name].family ~= e.family) then
+          error(string.format("%s: kernel name %s is produced by two kernel kinds (%s and %s): make the name patterns distinct",
+            spec.file, name, seen[name].kind, kind.kind), 0)
+        end
         if not seen[name] then
           local key, fixed = {}, 0
           for j, a in ipairs(spec.axes) do
@@ -125,6 +143,7 @@ function M.expand(set, specs, set_file)
     end
     rec(1, {})
   end
+  if #out == 0 then error(set_file .. ": the manifest selects no kernel", 0) end
   -- Selection order: family, then most specific first, then by name.
   table.sort(out, function(a, b)
     if a.family ~= b.family then return a.family < b.family end

@@ -51,7 +51,12 @@ local function rel(p) return root == "." and p or root .. "/" .. p end
 -- 1. Specs.
 local families, ferr = spec.load_data(rel("specs/families.lua"))
 if not families then fail(ferr) end
-local set, specs, deps = spec.load_set(rel("specs"), opt.set)
+for i, f in ipairs(families) do
+  if type(f) ~= "string" then
+    fail(string.format("%s: field '[%d]': expected a family name (string)", rel("specs/families.lua"), i))
+  end
+end
+local set, specs, deps = spec.load_set(rel("specs"), opt.set, families)
 if not set then fail(specs) end
 for _, f in ipairs(families) do
   if type(f) ~= "string" then fail(rel("specs/families.lua") .. ": expected a list of family names") end
@@ -69,7 +74,7 @@ for f in pairs(specs) do
 end
 
 -- 2. Configurations.
-local kernels, xerr = expand.expand(set, specs, opt.set)
+local kernels, xerr = expand.expand(set, specs, opt.set, dtypes)
 if not kernels then fail(xerr) end
 
 -- 3. Render everything in memory.
@@ -104,7 +109,13 @@ for _, k in ipairs(kernels) do
     end
   end
 end
-if #errors > 0 then fail(table.concat(errors, "\nkforge-gen: ")) end
+if #errors > 0 then
+  local uniq, seen_err = {}, {}
+  for _, e in ipairs(errors) do
+    if not seen_err[e] then seen_err[e] = true; uniq[#uniq + 1] = e end
+  end
+  fail(table.concat(uniq, "\nkforge-gen: "))
+end
 
 local set_name = opt.set:gsub("^" .. root:gsub("%p", "%%%0") .. "/", "")
 files[#files + 1] = { path = "kfg_spec.h", text = emit.spec_header(families, specs) }

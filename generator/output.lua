@@ -59,7 +59,11 @@ function M.commit(root, files)
   end
   if old then
     for p in old:gmatch("[^\n]+") do
-      if not keep[p] and p ~= "FILES" and not p:find("%.%.") then os.remove(root .. "/" .. p) end
+      if not keep[p] and p ~= "FILES" and not p:find("%.%.") then
+        os.remove(root .. "/" .. p)
+        local dir = p:match("^(.*)/[^/]*$")
+        if dir then os.remove(root .. "/" .. dir) end -- only succeeds when empty
+      end
     end
   end
   return written

@@ -150,6 +150,10 @@ local function cross_check(s, file)
         return false, string.format("%s: field 'kernels[%d].axes[%d]': unknown axis %q", file, i, j, an)
       end
     end
+    if not k.name:gsub("%${[%w_]+}", "x"):match("^[%w_]+$") then
+      return false, string.format("%s: field 'kernels[%d].name': %q must make a C identifier " ..
+        "(letters, digits, _ and ${axis})", file, i, k.name)
+    end
     local listed = {}
     for _, an in ipairs(k.axes) do listed[an] = true end
     for _, f in ipairs({ "name", "template", "config" }) do
@@ -192,9 +196,10 @@ function M.load_op(dir, family)
   return s
 end
 
--- Loads a kernel-set manifest and the op specs it names.
+-- Loads a kernel-set manifest and the op specs it names (which must be
+-- listed in families, when given).
 -- Returns set, specs (family -> spec), files read; or nil, err.
-function M.load_set(dir, path)
+function M.load_set(dir, path, families)
   local set, err = load_data(path)
   if not set then return nil, err end
   local ok, verr = schema.validate(set, M.set_schema, path)
@@ -204,6 +209,14 @@ function M.load_set(dir, path)
     local where = string.format("%s: field 'kernels[%d]", path, i)
     if type(e.family) ~= "string" then return nil, where .. ".family': missing (the op family, e.g. \"bngrad\")" end
     if type(e.kind) ~= "string" then return nil, where .. ".kind': missing (a kernel kind of the family)" end
+    if families then
+      local known = false
+      for _, f in ipairs(families) do if f == e.family then known = true end end
+      if not known then
+        return nil, string.format("%s.family': unknown family %q (specs/families.lua lists: %s)",
+          where, e.family, table.concat(families, ", "))
+      end
+    end
     if not specs[e.family] then
       local s, lerr = M.load_op(dir, e.family)
       if not s then return nil, lerr end

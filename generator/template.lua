@@ -26,13 +26,24 @@ local function value_text(v, where)
 end
 
 -- Exactly-rounded C literals for floating constants.
-function M.f64(x)
-  if x ~= x or x == math.huge or x == -math.huge then error("f64: non-finite literal", 2) end
-  local s = string.format("%.17g", x)
-  if not s:find("[%.eE]") then s = s .. ".0" end
+local function literal(x, digits, what)
+  if type(x) ~= "number" then error(what .. ": expected a number, got " .. type(x), 3) end
+  if x ~= x or x == math.huge or x == -math.huge then error(what .. ": non-finite literal", 3) end
+  local s = string.format(digits, x)
+  if not s:find("[%.eEn]") then s = s .. ".0" end
   return s
 end
-function M.f32(x) return M.f64(x) .. "f" end
+function M.f64(x)
+  local s = literal(x, "%.17g", "f64") -- not a tail call: errors name the template line
+  return s
+end
+-- Rounded to float first (once), then printed with enough digits to round-trip.
+function M.f32(x)
+  local ok = type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
+  local v = ok and string.unpack("<f", string.pack("<f", x)) or x
+  local s = literal(v, "%.9g", "f32")
+  return s .. "f"
+end
 
 -- Splits a text line into Lua expression pieces; returns the code of one
 -- statement that emits the line (with its newline).
@@ -80,7 +91,7 @@ function M.compile(src, name)
   local body = ends_nl and src:sub(1, -2) or src
   for line in (body .. "\n"):gmatch("(.-)\n") do
     n = n + 1
-    local stmt = line:match("^%s*%$([^{$].*)$") or line:match("^%s*%$$")
+    local stmt = line:match("^%s*%$([^{$].*)$") or (line:match("^%s*%$$") and "")
     if stmt then
       code[n] = stmt
     else
