@@ -5,9 +5,8 @@
 ** padding mode, zero-filled output when nothing flows), kernel selection,
 ** execution and the typed entry point.
 **
-** input_sizes is read at plan time. kf_plan_op only sees descriptors, so the
-** caller passes input_sizes as an int32 rank-1 descriptor with dims[0] = 4
-** and the values in dims[1..4] (desc.dims[1 + i] = input_sizes[i]);
+** input_sizes is read at plan time, from its descriptor's host_data (the
+** int32 values, as TF keeps this input in host memory);
 ** kf_depthwise_conv2d_backprop_input builds that descriptor itself.
 */
 #include <string.h>
@@ -87,6 +86,7 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tens
   int64_t sizes[4], n, h, w, c, m, oh, ow, kh, kw, sh, sw, dh, dw, numel;
   int64_t pt = 0, pbot = 0, pl = 0, pr = 0, comp_oh, comp_ow;
   int i, nhwc, ih, iw, ic, nv;
+  const int32_t *sv;
   kf_status st;
 
   /* Op-def constraints: attr values, then input dtypes. */
@@ -141,17 +141,19 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tens
     return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_EXPLICIT_NOT_EMPTY);
   }
 
-  /* Compute (2.6): input_sizes. Its values travel in dims[1..]; only the
-     first KF_MAX_RANK-1 of a longer vector can be carried (and checked). */
+  /* Compute (2.6): input_sizes, whose values are in host_data. */
   if (in[SIZES].rank != 1)
     return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_SIZES_RANK, in[SIZES].rank);
-  nv = in[SIZES].dims[0] < KF_MAX_RANK - 1 ? (int)in[SIZES].dims[0] : KF_MAX_RANK - 1;
+  sv = (const int32_t *)in[SIZES].host_data;
+  if (!sv && in[SIZES].dims[0] > 0)
+    return kfi_fail(err, KF_INVALID_ARGUMENT, "api.host_data",
+                    "input_sizes must carry its values in host_data when planning");
+  nv = (int)in[SIZES].dims[0]; /* <= KF_MAX_ELEMENTS: checked by kf_plan_op */
   for (i = 0; i < nv; i++)
-    if (in[SIZES].dims[1 + i] < 0)
-      return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_SIZES_NEGATIVE, i);
+    if (sv[i] < 0) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_SIZES_NEGATIVE, i);
   /* EXTRACT_AND_VERIFY_DIMENSIONS("DepthwiseConv2DBackpropInput") */
   if (in[SIZES].dims[0] != 4) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_RANK);
-  for (i = 0; i < 4; i++) sizes[i] = in[SIZES].dims[1 + i];
+  for (i = 0; i < 4; i++) sizes[i] = sv[i];
   if (fd->rank != 4) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_FILTER_RANK);
   if (gd->rank != 4) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_OUT_BACKPROP_RANK);
   if (sizes[0] != gd->dims[0]) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_BATCH);
@@ -261,14 +263,13 @@ kf_status kf_depthwise_conv2d_backprop_input(const kf_attrs *attrs, const int32_
   const void *inputs[3];
   void *outputs[1];
   kf_status st;
-  int i;
   if (!input_sizes || !filter_desc || !out_backprop_desc)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "api.null", "input_sizes and the descriptors must not be NULL");
   memset(&in[SIZES], 0, sizeof in[SIZES]);
   in[SIZES].dtype = KF_INT32;
   in[SIZES].rank = 1;
   in[SIZES].dims[0] = 4;
-  for (i = 0; i < 4; i++) in[SIZES].dims[1 + i] = input_sizes[i];
+  in[SIZES].host_data = input_sizes;
   in[FILTER] = *filter_desc;
   in[DY] = *out_backprop_desc;
   st = kf_plan_op(&plan, KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, attrs, in, 3, NULL, err);

@@ -66,6 +66,10 @@ typedef struct kf_tensor_desc {
   kf_dtype dtype;
   int rank;
   int64_t dims[KF_MAX_RANK];
+  /* The values of an input that is read while planning, as TF keeps it in
+     host memory (DepthwiseConv2dNativeBackpropInput's input_sizes: int32);
+     NULL for every other tensor. Only read during kf_plan_op. */
+  const void *host_data;
 } kf_tensor_desc;
 
 /* ---------------------------------------------------------------- ops */
@@ -139,8 +143,8 @@ const char *kf_plan_kernel_name(const kf_plan *plan);
 
 /* Runs the plan. inputs/outputs in TF order, each pointing to dense
    row-major data of the planned dtype and shape (outputs of 0 elements may
-   be NULL). The depthwise op's input_sizes is read at plan time, so its
-   pointer here is ignored. scratch may be NULL if kf_plan_scratch_bytes is 0. */
+   be NULL). The depthwise op's input_sizes was read at plan time (from its
+   descriptor's host_data), so its pointer here is ignored. scratch may be NULL if kf_plan_scratch_bytes is 0. */
 kf_status kf_execute(const kf_plan *plan, const void *const *inputs, void *const *outputs,
                      void *scratch, size_t scratch_bytes, kf_error *err);
 

@@ -7,7 +7,7 @@ size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
 
 size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  return (size_t)a->w * sizeof(float);
+  return (size_t)(a->w + a->ow) * sizeof(float);
 }
 
 /* floor(x / 1) for any sign of x */
@@ -19,10 +19,10 @@ static int64_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_fdiv(int64_t x) {
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
-static void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(float *restrict r, const uint16_t *restrict g, float f, int64_t ox0, int64_t ox1,
+static void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(float *restrict r, const float *restrict g, float f, int64_t ox0, int64_t ox1,
                           int64_t base) {
   int64_t ox;
-  for (ox = ox0; ox < ox1; ox++) r[ox * 1 + base] += f * kfi_ld_bf16(g[ox]);
+  for (ox = ox0; ox < ox1; ox++) r[ox * 1 + base] += f * (g[ox]);
 }
 
 void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar(const void *args) {
@@ -32,7 +32,7 @@ void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar(const void *args) {
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
-  float *row = (float *)a->scratch;
+  float *row = (float *)a->scratch, *grow = row + W;
   int64_t b, ch, iy, i;
   /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
   const int64_t base0 = 0 - PL;
@@ -80,92 +80,120 @@ void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar(const void *args) {
         {
           const int64_t ty = iy + PT - 0; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const uint16_t *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[0 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[1 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[2 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[3 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[4 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[5 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[6 * CM]), x0_6, x1_6, base6);
+            {
+              const uint16_t *gt = gp + (ty / 1) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[0 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[1 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[2 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[3 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[4 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[5 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[6 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 1; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const uint16_t *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[7 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[8 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[9 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[10 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[11 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[12 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[13 * CM]), x0_6, x1_6, base6);
+            {
+              const uint16_t *gt = gp + (ty / 1) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[7 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[8 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[9 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[10 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[11 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[12 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[13 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 2; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const uint16_t *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[14 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[15 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[16 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[17 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[18 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[19 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[20 * CM]), x0_6, x1_6, base6);
+            {
+              const uint16_t *gt = gp + (ty / 1) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[14 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[15 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[16 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[17 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[18 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[19 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[20 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 3; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const uint16_t *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[21 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[22 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[23 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[24 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[25 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[26 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[27 * CM]), x0_6, x1_6, base6);
+            {
+              const uint16_t *gt = gp + (ty / 1) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[21 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[22 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[23 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[24 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[25 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[26 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[27 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 4; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const uint16_t *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[28 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[29 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[30 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[31 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[32 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[33 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[34 * CM]), x0_6, x1_6, base6);
+            {
+              const uint16_t *gt = gp + (ty / 1) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[28 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[29 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[30 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[31 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[32 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[33 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[34 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 5; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const uint16_t *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[35 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[36 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[37 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[38 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[39 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[40 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[41 * CM]), x0_6, x1_6, base6);
+            {
+              const uint16_t *gt = gp + (ty / 1) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[35 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[36 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[37 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[38 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[39 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[40 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[41 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 6; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const uint16_t *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[42 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[43 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[44 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[45 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[46 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[47 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[48 * CM]), x0_6, x1_6, base6);
+            {
+              const uint16_t *gt = gp + (ty / 1) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[42 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[43 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[44 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[45 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[46 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[47 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_tap(r, g, kfi_ld_bf16(fp[48 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {

@@ -7,7 +7,7 @@ size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
 
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  return (size_t)(a->w * a->c + 9 * a->c * 1) * sizeof(float);
+  return (size_t)(a->w * a->c + (9 + a->ow) * a->c * 1) * sizeof(float);
 }
 
 /* floor(x / 2) for any sign of x */
@@ -20,13 +20,13 @@ static int64_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_fdiv(int64_t x) {
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
-static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(float *restrict r, const uint16_t *restrict g, const float *restrict f,
+static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(float *restrict r, const float *restrict g, const float *restrict f,
                           int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
   int64_t ox, c;
   for (ox = ox0; ox < ox1; ox++) {
     float *restrict rr = r + (ox * 2 + base) * C;
-    const uint16_t *restrict gg = g + ox * C * 1;
-    for (c = 0; c < C; c++) rr[c] += kfi_ld_bf16(gg[c]) * f[c];
+    const float *restrict gg = g + ox * C * 1;
+    for (c = 0; c < C; c++) rr[c] += (gg[c]) * f[c];
   }
 }
 
@@ -36,7 +36,7 @@ void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args) {
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1, WC = W * C;
   const uint16_t *dy = (const uint16_t *)a->dy;
   uint16_t *dx = (uint16_t *)a->dx;
-  float *row = (float *)a->scratch, *flt = row + WC;
+  float *row = (float *)a->scratch, *flt = row + WC, *grow = flt + 9 * CM;
   int64_t b, iy, i;
   /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*2 + base0 in [0, W) */
   const int64_t base0 = 0 - PL;
@@ -62,7 +62,9 @@ void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 0; /* oy * 2 */
         if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 2) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 2) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
           kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(r, g, flt + 1 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(r, g, flt + 2 * CM, x0_2, x1_2, base2, C);
@@ -71,7 +73,9 @@ void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 1; /* oy * 2 */
         if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 2) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 2) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
           kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(r, g, flt + 3 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(r, g, flt + 4 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(r, g, flt + 5 * CM, x0_2, x1_2, base2, C);
@@ -80,7 +84,9 @@ void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 2; /* oy * 2 */
         if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 2) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 2) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
           kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(r, g, flt + 6 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(r, g, flt + 7 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_tap(r, g, flt + 8 * CM, x0_2, x1_2, base2, C);

@@ -7,7 +7,7 @@ size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
 
 size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  return (size_t)a->w * sizeof(float);
+  return (size_t)(a->w + a->ow) * sizeof(float);
 }
 
 /* floor(x / 2) for any sign of x */
@@ -19,10 +19,10 @@ static int64_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_fdiv(int64_t x) {
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
-static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(float *restrict r, const uint16_t *restrict g, float f, int64_t ox0, int64_t ox1,
+static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(float *restrict r, const float *restrict g, float f, int64_t ox0, int64_t ox1,
                           int64_t base) {
   int64_t ox;
-  for (ox = ox0; ox < ox1; ox++) r[ox * 2 + base] += f * kfi_ld_f16(g[ox]);
+  for (ox = ox0; ox < ox1; ox++) r[ox * 2 + base] += f * (g[ox]);
 }
 
 void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar(const void *args) {
@@ -32,7 +32,7 @@ void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar(const void *args) {
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
-  float *row = (float *)a->scratch;
+  float *row = (float *)a->scratch, *grow = row + W;
   int64_t b, ch, iy, i;
   /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*2 + base0 in [0, W) */
   const int64_t base0 = 0 - PL;
@@ -60,28 +60,40 @@ void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar(const void *args) {
         {
           const int64_t ty = iy + PT - 0; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const uint16_t *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[0 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[1 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[2 * CM]), x0_2, x1_2, base2);
+            {
+              const uint16_t *gt = gp + (ty / 2) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_f16(gt[i]);
+              kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[0 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[1 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[2 * CM]), x0_2, x1_2, base2);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 1; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const uint16_t *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[3 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[4 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[5 * CM]), x0_2, x1_2, base2);
+            {
+              const uint16_t *gt = gp + (ty / 2) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_f16(gt[i]);
+              kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[3 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[4 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[5 * CM]), x0_2, x1_2, base2);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 2; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const uint16_t *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[6 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[7 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[8 * CM]), x0_2, x1_2, base2);
+            {
+              const uint16_t *gt = gp + (ty / 2) * OW;
+              const float *g = grow;
+              for (i = 0; i < OW; i++) grow[i] = kfi_ld_f16(gt[i]);
+              kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[6 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[7 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f16(fp[8 * CM]), x0_2, x1_2, base2);
+            }
           }
         }
         {

@@ -7,7 +7,7 @@ size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
 
 size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  return (size_t)(a->w * a->c + 49 * a->c * 1) * sizeof(float);
+  return (size_t)(a->w * a->c + (49 + a->ow) * a->c * 1) * sizeof(float);
 }
 
 /* floor(x / 1) for any sign of x */
@@ -20,13 +20,13 @@ static int64_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_fdiv(int64_t x) {
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
-static void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(float *restrict r, const uint16_t *restrict g, const float *restrict f,
+static void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(float *restrict r, const float *restrict g, const float *restrict f,
                           int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
   int64_t ox, c;
   for (ox = ox0; ox < ox1; ox++) {
     float *restrict rr = r + (ox * 1 + base) * C;
-    const uint16_t *restrict gg = g + ox * C * 1;
-    for (c = 0; c < C; c++) rr[c] += kfi_ld_f16(gg[c]) * f[c];
+    const float *restrict gg = g + ox * C * 1;
+    for (c = 0; c < C; c++) rr[c] += (gg[c]) * f[c];
   }
 }
 
@@ -36,7 +36,7 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args) {
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1, WC = W * C;
   const uint16_t *dy = (const uint16_t *)a->dy;
   uint16_t *dx = (uint16_t *)a->dx;
-  float *row = (float *)a->scratch, *flt = row + WC;
+  float *row = (float *)a->scratch, *flt = row + WC, *grow = flt + 49 * CM;
   int64_t b, iy, i;
   /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
   const int64_t base0 = 0 - PL;
@@ -82,7 +82,9 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 0; /* oy * 1 */
         if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 1) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_f16(gt[i]);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 1 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 2 * CM, x0_2, x1_2, base2, C);
@@ -95,7 +97,9 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 1; /* oy * 1 */
         if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 1) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_f16(gt[i]);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 7 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 8 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 9 * CM, x0_2, x1_2, base2, C);
@@ -108,7 +112,9 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 2; /* oy * 1 */
         if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 1) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_f16(gt[i]);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 14 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 15 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 16 * CM, x0_2, x1_2, base2, C);
@@ -121,7 +127,9 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 3; /* oy * 1 */
         if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 1) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_f16(gt[i]);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 21 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 22 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 23 * CM, x0_2, x1_2, base2, C);
@@ -134,7 +142,9 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 4; /* oy * 1 */
         if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 1) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_f16(gt[i]);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 28 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 29 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 30 * CM, x0_2, x1_2, base2, C);
@@ -147,7 +157,9 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 5; /* oy * 1 */
         if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 1) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_f16(gt[i]);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 35 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 36 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 37 * CM, x0_2, x1_2, base2, C);
@@ -160,7 +172,9 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args) {
       {
         const int64_t ty = iy + PT - 6; /* oy * 1 */
         if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *g = dy + (b * OH + ty / 1) * OW * CM;
+          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+          const float *g = grow;
+          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_f16(gt[i]);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 42 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 43 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 44 * CM, x0_2, x1_2, base2, C);

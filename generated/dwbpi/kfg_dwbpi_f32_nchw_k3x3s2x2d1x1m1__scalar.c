@@ -60,28 +60,34 @@ void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar(const void *args) {
         {
           const int64_t ty = iy + PT - 0; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const float *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[0 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[1 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[2 * CM]), x0_2, x1_2, base2);
+            {
+              const float *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[0 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[1 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[2 * CM]), x0_2, x1_2, base2);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 1; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const float *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[3 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[4 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[5 * CM]), x0_2, x1_2, base2);
+            {
+              const float *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[3 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[4 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[5 * CM]), x0_2, x1_2, base2);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 2; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const float *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[6 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[7 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[8 * CM]), x0_2, x1_2, base2);
+            {
+              const float *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[6 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[7 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[8 * CM]), x0_2, x1_2, base2);
+            }
           }
         }
       }

@@ -70,81 +70,106 @@ void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar(const void *args) {
         {
           const int64_t ty = iy + PT - 0; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const float *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[0 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[1 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[2 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[3 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[4 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[0 * CM + 1]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[1 * CM + 1]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[2 * CM + 1]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[3 * CM + 1]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[4 * CM + 1]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[0 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[1 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[2 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[3 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[4 * CM]), x0_4, x1_4, base4);
+            }
+            {
+              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[0 * CM + 1]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[1 * CM + 1]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[2 * CM + 1]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[3 * CM + 1]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[4 * CM + 1]), x0_4, x1_4, base4);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 1; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const float *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[5 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[6 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[7 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[8 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[9 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[5 * CM + 1]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[6 * CM + 1]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[7 * CM + 1]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[8 * CM + 1]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[9 * CM + 1]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[5 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[6 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[7 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[8 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[9 * CM]), x0_4, x1_4, base4);
+            }
+            {
+              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[5 * CM + 1]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[6 * CM + 1]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[7 * CM + 1]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[8 * CM + 1]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[9 * CM + 1]), x0_4, x1_4, base4);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 2; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const float *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[10 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[11 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[12 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[13 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[14 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[10 * CM + 1]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[11 * CM + 1]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[12 * CM + 1]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[13 * CM + 1]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[14 * CM + 1]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[10 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[11 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[12 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[13 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[14 * CM]), x0_4, x1_4, base4);
+            }
+            {
+              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[10 * CM + 1]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[11 * CM + 1]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[12 * CM + 1]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[13 * CM + 1]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[14 * CM + 1]), x0_4, x1_4, base4);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 3; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const float *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[15 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[16 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[17 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[18 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[19 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[15 * CM + 1]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[16 * CM + 1]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[17 * CM + 1]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[18 * CM + 1]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[19 * CM + 1]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[15 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[16 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[17 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[18 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[19 * CM]), x0_4, x1_4, base4);
+            }
+            {
+              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[15 * CM + 1]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[16 * CM + 1]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[17 * CM + 1]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[18 * CM + 1]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[19 * CM + 1]), x0_4, x1_4, base4);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 4; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const float *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[20 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[21 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[22 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[23 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[24 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[20 * CM + 1]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[21 * CM + 1]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[22 * CM + 1]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[23 * CM + 1]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f32(fp[24 * CM + 1]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[20 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[21 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[22 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[23 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[24 * CM]), x0_4, x1_4, base4);
+            }
+            {
+              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[20 * CM + 1]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[21 * CM + 1]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[22 * CM + 1]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[23 * CM + 1]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_tap(r, g, kfi_ld_f32(fp[24 * CM + 1]), x0_4, x1_4, base4);
+            }
           }
         }
       }

@@ -70,56 +70,66 @@ void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar(const void *args) {
         {
           const int64_t ty = iy + PT - 0; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const float *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[0 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[1 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[2 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[3 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[4 * CM]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[0 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[1 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[2 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[3 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[4 * CM]), x0_4, x1_4, base4);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 1; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const float *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[5 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[6 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[7 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[8 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[9 * CM]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[5 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[6 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[7 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[8 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[9 * CM]), x0_4, x1_4, base4);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 2; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const float *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[10 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[11 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[12 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[13 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[14 * CM]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[10 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[11 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[12 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[13 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[14 * CM]), x0_4, x1_4, base4);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 3; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const float *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[15 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[16 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[17 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[18 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[19 * CM]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[15 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[16 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[17 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[18 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[19 * CM]), x0_4, x1_4, base4);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 4; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const float *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[20 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[21 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[22 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[23 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[24 * CM]), x0_4, x1_4, base4);
+            {
+              const float *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[20 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[21 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[22 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[23 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f32(fp[24 * CM]), x0_4, x1_4, base4);
+            }
           }
         }
       }

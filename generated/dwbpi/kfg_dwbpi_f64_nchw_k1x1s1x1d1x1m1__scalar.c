@@ -50,8 +50,10 @@ void kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar(const void *args) {
         {
           const int64_t ty = iy + PT - 0; /* oy * 1 */
           if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            const double *g = gp + (ty / 1) * OW;
-            kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[0 * CM]), x0_0, x1_0, base0);
+            {
+              const double *g = gp + (ty / 1) * OW;
+              kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[0 * CM]), x0_0, x1_0, base0);
+            }
           }
         }
       }

@@ -50,9 +50,14 @@ void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar(const void *args) {
         {
           const int64_t ty = iy + PT - 0; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const double *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_tap(r, g, kfi_ld_f64(fp[0 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_tap(r, g + 1 * OH * OW, kfi_ld_f64(fp[0 * CM + 1]), x0_0, x1_0, base0);
+            {
+              const double *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_tap(r, g, kfi_ld_f64(fp[0 * CM]), x0_0, x1_0, base0);
+            }
+            {
+              const double *g = gp + 1 * OH * OW + (ty / 2) * OW;
+              kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_tap(r, g, kfi_ld_f64(fp[0 * CM + 1]), x0_0, x1_0, base0);
+            }
           }
         }
       }

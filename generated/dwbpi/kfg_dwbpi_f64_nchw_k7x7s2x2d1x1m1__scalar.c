@@ -80,92 +80,106 @@ void kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar(const void *args) {
         {
           const int64_t ty = iy + PT - 0; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const double *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[0 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[1 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[2 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[3 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[4 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[5 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[6 * CM]), x0_6, x1_6, base6);
+            {
+              const double *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[0 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[1 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[2 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[3 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[4 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[5 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[6 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 1; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const double *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[7 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[8 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[9 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[10 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[11 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[12 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[13 * CM]), x0_6, x1_6, base6);
+            {
+              const double *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[7 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[8 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[9 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[10 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[11 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[12 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[13 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 2; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const double *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[14 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[15 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[16 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[17 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[18 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[19 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[20 * CM]), x0_6, x1_6, base6);
+            {
+              const double *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[14 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[15 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[16 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[17 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[18 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[19 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[20 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 3; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const double *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[21 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[22 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[23 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[24 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[25 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[26 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[27 * CM]), x0_6, x1_6, base6);
+            {
+              const double *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[21 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[22 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[23 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[24 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[25 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[26 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[27 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 4; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const double *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[28 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[29 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[30 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[31 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[32 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[33 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[34 * CM]), x0_6, x1_6, base6);
+            {
+              const double *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[28 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[29 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[30 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[31 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[32 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[33 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[34 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 5; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const double *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[35 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[36 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[37 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[38 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[39 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[40 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[41 * CM]), x0_6, x1_6, base6);
+            {
+              const double *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[35 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[36 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[37 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[38 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[39 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[40 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[41 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
         {
           const int64_t ty = iy + PT - 6; /* oy * 2 */
           if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            const double *g = gp + (ty / 2) * OW;
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[42 * CM]), x0_0, x1_0, base0);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[43 * CM]), x0_1, x1_1, base1);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[44 * CM]), x0_2, x1_2, base2);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[45 * CM]), x0_3, x1_3, base3);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[46 * CM]), x0_4, x1_4, base4);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[47 * CM]), x0_5, x1_5, base5);
-            kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[48 * CM]), x0_6, x1_6, base6);
+            {
+              const double *g = gp + (ty / 2) * OW;
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[42 * CM]), x0_0, x1_0, base0);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[43 * CM]), x0_1, x1_1, base1);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[44 * CM]), x0_2, x1_2, base2);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[45 * CM]), x0_3, x1_3, base3);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[46 * CM]), x0_4, x1_4, base4);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[47 * CM]), x0_5, x1_5, base5);
+              kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[48 * CM]), x0_6, x1_6, base6);
+            }
           }
         }
       }

@@ -246,6 +246,8 @@ static int load_inputs(run *r, const kf_attrs *attrs, kf_tensor_desc *desc) {
     }
     d->rank = a->rank;
     for (int i = 0; i < a->rank; i++) d->dims[i] = a->dims[i];
+    /* int32 inputs (input_sizes) are read while planning: hand over their values. */
+    d->host_data = d->dtype == KF_INT32 ? a->data : NULL;
   }
   return 0;
 }
