@@ -42,7 +42,7 @@ PY=/usr/bin/python3
 # without such a line counts as one failure.
 run_suite() {
   local name=$1; shift
-  local log="$LOGDIR/$name.log" start=$SECONDS rc p f line
+  local log="$LOGDIR/${name//\//_}.log" start=$SECONDS rc p f line
   "$@" >"$log" 2>&1
   rc=$?
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
