@@ -126,21 +126,50 @@ function M.ops_source(families, specs)
   return table.concat(o)
 end
 
+-- A kernel file's body around the rendered template text.
+function M.kernel_wrap(k, text)
+  local d = k.isa_def
+  local protos = string.format("void %s(const void *args);\nsize_t %s_scratch(const void *args);\n",
+    k.name, k.name)
+  if d.guard == "1" and not d.target and not d.header then
+    return '#include "kfi_kernel.h"\n\n' .. protos .. text
+  end
+  local o = { '#include "kfi_kernel.h"\n\n#if ' .. d.guard .. "\n" }
+  if d.header then o[#o + 1] = "#include <" .. d.header .. ">\n" end
+  if d.target then
+    o[#o + 1] = "#if defined(__clang__)\n#pragma clang attribute push(__attribute__((target(\"" ..
+      d.target .. "\"))), apply_to = function)\n#elif defined(__GNUC__)\n#pragma GCC push_options\n" ..
+      "#pragma GCC target(\"" .. d.target .. "\")\n#endif\n"
+  end
+  o[#o + 1] = "\n" .. protos .. text
+  if d.target then
+    o[#o + 1] = "\n#if defined(__clang__)\n#pragma clang attribute pop\n#elif defined(__GNUC__)\n" ..
+      "#pragma GCC pop_options\n#endif\n"
+  end
+  o[#o + 1] = "\n#endif /* " .. d.guard .. " */\n"
+  return table.concat(o)
+end
+
 function M.registry_source(kernels, set_file)
   local o = { banner("kfg_registry.c -- the kernels of this set, in selection order.", set_file),
     '#include "kfi.h"\n\n' }
+  -- Entries of an ISA exist only where its guard holds (as do the kernels).
+  local function guarded(k, line)
+    if k.isa_def.guard == "1" then return line end
+    return "#if " .. k.isa_def.guard .. "\n" .. line .. "#endif\n"
+  end
   for _, k in ipairs(kernels) do
-    o[#o + 1] = string.format("void %s(const void *args);\nsize_t %s_scratch(const void *args);\n", k.name, k.name)
+    o[#o + 1] = guarded(k, string.format("void %s(const void *args);\nsize_t %s_scratch(const void *args);\n",
+      k.name, k.name))
   end
   o[#o + 1] = "\nconst kfi_kernel kfg_registry[] = {\n"
   for _, k in ipairs(kernels) do
-    o[#o + 1] = string.format("  { %s, %s, KFG_FAMILY_%s, KFI_ISA_%s, %d, { %s }, %s, %s_scratch },\n",
-      cstr(k.name), cstr(k.config), upper(k.family), upper(k.isa), k.kind == "generic" and 1 or 0,
-      table.concat(k.key, ", "), k.name, k.name)
+    o[#o + 1] = guarded(k, string.format("  { %s, %s, KFG_FAMILY_%s, %s, %d, { %s }, %s, %s_scratch },\n",
+      cstr(k.name), cstr(k.config .. " isa=" .. k.isa), upper(k.family), k.isa_def.bit,
+      k.kind == "generic" and 1 or 0, table.concat(k.key, ", "), k.name, k.name))
   end
-  if #kernels == 0 then o[#o + 1] = "  { NULL, NULL, 0, 0, 0, { 0 }, NULL, NULL }\n" end
-  o[#o + 1] = "};\n"
-  o[#o + 1] = string.format("const int kfg_registry_count = %d;\n", #kernels)
+  o[#o + 1] = "  { NULL, NULL, 0, 0, 0, { 0 }, NULL, NULL } /* end */\n};\n"
+  o[#o + 1] = "const int kfg_registry_count = (int)(sizeof kfg_registry / sizeof kfg_registry[0]) - 1;\n"
   return table.concat(o)
 end
 

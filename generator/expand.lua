@@ -27,13 +27,13 @@ local function has_value(axis, v)
 end
 
 -- Returns the list of kernel records or nil, err.
-function M.expand(set, specs, set_file, dtypes)
-  local ok, r, err = pcall(M.expand_unsafe, set, specs, set_file, dtypes)
+function M.expand(set, specs, set_file, dtypes, isas)
+  local ok, r, err = pcall(M.expand_unsafe, set, specs, set_file, dtypes, isas)
   if ok then return r, err end
   return nil, tostring(r)
 end
 
-function M.expand_unsafe(set, specs, set_file, dtypes)
+function M.expand_unsafe(set, specs, set_file, dtypes, isas)
   local out, seen = {}, {}
   for ei, e in ipairs(set.kernels) do
     local where = string.format("%s: field 'kernels[%d]", set_file, ei)
@@ -52,10 +52,24 @@ function M.expand_unsafe(set, specs, set_file, dtypes)
     for k in pairs(e) do keys[#keys + 1] = k end
     table.sort(keys)
     for _, k in ipairs(keys) do
-      if k ~= "family" and k ~= "kind" and not listed[k] then
+      if k ~= "family" and k ~= "kind" and k ~= "isa" and not listed[k] then
         return nil, string.format("%s.%s': not an axis of %s %s kernels (axes: %s)",
           where, k, e.family, e.kind, table.concat(kind.axes, ", "))
       end
+    end
+    -- ISAs: the entry's choice (default all) among those the kind supports.
+    local kind_isas = kind.isas or { "scalar" }
+    local chosen_isas = {}
+    local sel_isa = e.isa or "*"
+    local wanted = sel_isa == "*" and kind_isas or (type(sel_isa) == "table" and sel_isa or { sel_isa })
+    for _, w in ipairs(wanted) do
+      local ok = false
+      for _, ki in ipairs(kind_isas) do if ki == w then ok = true end end
+      if not ok or not isas[w] then
+        return nil, string.format("%s.isa': %s is not an ISA of %s %s kernels (ISAs: %s)",
+          where, tostring(w), e.family, e.kind, table.concat(kind_isas, ", "))
+      end
+      chosen_isas[#chosen_isas + 1] = w
     end
     -- Choices per axis, in the kind's axis order.
     local choices = {}
@@ -92,7 +106,8 @@ function M.expand_unsafe(set, specs, set_file, dtypes)
       if i > #kind.axes then
         local values = {}
         for j, an in ipairs(kind.axes) do values[an] = chosen[j] end
-        local name = "kfg_" .. subst(kind.name, values) .. "__scalar"
+        for _, isa in ipairs(chosen_isas) do
+        local name = "kfg_" .. subst(kind.name, values) .. "__" .. isa
         if not name:match("^[%a_][%w_]*$") then
           error(string.format("%s: kernel kind %q: name pattern %q gives %q, not a C identifier",
             spec.file, kind.kind, kind.name, name), 0)
@@ -120,10 +135,11 @@ function M.expand_unsafe(set, specs, set_file, dtypes)
             family = e.family, kind = e.kind, spec = spec, values = values, name = name,
             template = subst(kind.template, values),
             config = subst(kind.config or kind.name, values),
-            key = key, fixed = fixed, isa = "scalar",
+            key = key, fixed = fixed, isa = isa, isa_def = isas[isa],
           }
           seen[name] = k
           out[#out + 1] = k
+        end
         end
         return true
       end
@@ -148,6 +164,7 @@ function M.expand_unsafe(set, specs, set_file, dtypes)
   table.sort(out, function(a, b)
     if a.family ~= b.family then return a.family < b.family end
     if a.fixed ~= b.fixed then return a.fixed > b.fixed end
+    if a.isa_def.rank ~= b.isa_def.rank then return a.isa_def.rank > b.isa_def.rank end
     return a.name < b.name
   end)
   return out
@@ -161,6 +178,7 @@ function M.params(k, dtypes)
   p.KERNEL = k.name
   p.FAMILY = k.family
   p.ISA = k.isa
+  p.ISA_RANK = k.isa_def.rank
   if k.values.T then
     local d = dtypes[k.values.T]
     p.ctype, p.tf_type, p.acc = d.ctype, d.tf, d.acc

@@ -73,8 +73,20 @@ for f in pairs(specs) do
   if not known then fail(opt.set .. ": family " .. f .. " is not listed in specs/families.lua") end
 end
 
+-- ISAs.
+local isa_list, ierr = spec.load_data(rel("specs/isas.lua"))
+if not isa_list then fail(ierr) end
+do
+  local schema = require "schema"
+  local ok, verr = schema.validate(isa_list, spec.isa_schema, rel("specs/isas.lua"))
+  if not ok then fail(verr) end
+end
+local isas = {}
+for _, d in ipairs(isa_list) do isas[d.name] = d end
+deps[#deps + 1] = rel("specs/isas.lua")
+
 -- 2. Configurations.
-local kernels, xerr = expand.expand(set, specs, opt.set, dtypes)
+local kernels, xerr = expand.expand(set, specs, opt.set, dtypes, isas)
 if not kernels then fail(xerr) end
 
 -- 3. Render everything in memory.
@@ -102,10 +114,10 @@ for _, k in ipairs(kernels) do
     else
       local hdr = emit.banner(k.name .. ".c -- " .. k.config .. " (" .. k.isa .. ")",
         tpath .. " and " .. k.spec.file:gsub("^" .. root:gsub("%p", "%%%0") .. "/", ""))
-      -- Every kernel file: banner, the kernel header, its two entry points.
-      local pre = string.format('#include "kfi_kernel.h"\n\nvoid %s(const void *args);\n' ..
-        "size_t %s_scratch(const void *args);\n", k.name, k.name)
-      files[#files + 1] = { path = k.family .. "/" .. k.name .. ".c", text = hdr .. pre .. text }
+      -- Every kernel file: banner, the kernel header, its two entry points,
+      -- and for a SIMD ISA the arch guard and target pragmas around it all.
+      files[#files + 1] = { path = k.family .. "/" .. k.name .. ".c",
+                            text = hdr .. emit.kernel_wrap(k, text) }
     end
   end
 end

@@ -61,6 +61,7 @@ local kernel = {
     template = "string",                 -- ${axis} pattern of the template path
     axes = { list = ident },             -- the axes this kind is specialized on
     config = "string",                   -- ${axis} pattern shown by `kforge list`
+    isas = { list = ident, min = 1 },    -- ISAs the template supports (default: scalar)
     doc = "string",
   },
   required = { "kind", "name", "template", "axes" },
@@ -77,6 +78,17 @@ M.op_schema = {
     params = { map = "any" }, -- constants handed to every template of the family
   },
   required = { "family", "summary", "ops", "rules", "axes", "kernels" },
+}
+
+M.isa_schema = {
+  list = {
+    record = {
+      name = ident, rank = "integer", bit = { pattern = "^KFI_ISA_[%u%d_]+$" }, guard = "string",
+      target = "string", header = "string", doc = "string",
+    },
+    required = { "name", "rank", "bit", "guard" },
+  },
+  min = 1,
 }
 
 local selector = { alt = { { pattern = "^=?[%w_*]+$" }, "integer", { list = { alt = { tag, "integer" } }, min = 1 } } }

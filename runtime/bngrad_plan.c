@@ -67,8 +67,11 @@ kf_status kfi_plan_bngrad(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_ten
   last = a->data_format == KF_NHWC || a->data_format == KF_NDHWC;
   n = in[X].dims[0];
   c = last ? in[X].dims[r - 1] : in[X].dims[1];
-  s = 1;
-  for (i = last ? 1 : 2; i < (last ? r - 1 : r); i++) s *= in[X].dims[i];
+  /* s only matters when there is something to compute; with a zero dim
+     the other dims may be up to KF_MAX_ELEMENTS each and their product
+     would overflow. */
+  s = numel > 0 ? 1 : 0;
+  for (i = last ? 1 : 2; numel > 0 && i < (last ? r - 1 : r); i++) s *= in[X].dims[i];
   if (in[SCALE].dims[0] != c)
     return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_BNGRAD_SCALE_CHANNELS, (long long)in[SCALE].dims[0],
                          (long long)c);

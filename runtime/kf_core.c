@@ -101,7 +101,9 @@ int64_t kfi_num_elements(const kf_tensor_desc *d) {
   int i;
   if (!d || d->rank < 0 || d->rank > KF_MAX_RANK) return -1;
   for (i = 0; i < d->rank; i++) {
-    if (d->dims[i] < 0) return -1;
+    /* every dim is bounded too, even in a tensor of 0 elements: planners
+       multiply dims (c * m, ...) and rely on each being <= 2^31 - 1 */
+    if (d->dims[i] < 0 || d->dims[i] > KF_MAX_ELEMENTS) return -1;
     if (d->dims[i] == 0) n = 0;
   }
   if (n == 0) return 0;
@@ -154,7 +156,7 @@ const char *kf_op_output_name(kf_op op, int i) {
 }
 
 /* ---- the kernel set ---- */
-int kf_kernel_count(void) { return kfg_registry[0].name ? kfg_registry_count : 0; }
+int kf_kernel_count(void) { return kfg_registry_count; }
 
 const char *kf_kernel_name(int i) {
   return i >= 0 && i < kf_kernel_count() ? kfg_registry[i].name : NULL;

@@ -36,6 +36,7 @@ static void key_str(int family, const int32_t *key, char *buf, size_t n) {
 
 const kfi_kernel *kfi_select(int family, const int32_t *key, const kf_plan_options *opt, kf_error *err) {
   const kfi_family_def *f = &kfg_families[family];
+  const unsigned isas = kf_cpu_isas() & (opt && opt->isas ? opt->isas : ~0u);
   char cfg[200];
   int i;
   for (i = 0; i < kf_kernel_count(); i++) {
@@ -43,12 +44,18 @@ const kfi_kernel *kfi_select(int family, const int32_t *key, const kf_plan_optio
     if (k->family != family) continue;
     if (opt && opt->kernel) {
       if (strcmp(opt->kernel, k->name) != 0) continue;
+      if (!(k->isa & isas)) {
+        kfi_fail(err, KF_NO_KERNEL, "kernel.isa", "kernel %s needs ISA %s, which is not available here", k->name,
+                 kf_isa_name(k->isa));
+        return NULL;
+      }
       if (key_matches(k, key, f->num_axes)) return k;
       key_str(family, key, cfg, sizeof cfg);
       kfi_fail(err, KF_NO_KERNEL, "kernel.mismatch", "kernel %s does not serve %s %s", k->name, f->name, cfg);
       return NULL;
     }
     if (opt && opt->generic_only && !k->generic) continue;
+    if (!(k->isa & isas)) continue;
     if (key_matches(k, key, f->num_axes)) return k;
   }
   key_str(family, key, cfg, sizeof cfg);
@@ -83,12 +90,27 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
       if (inputs[i].dims[j] < 0)
         return kfi_fail(err, KF_INVALID_ARGUMENT, "input.dims", "input %s has a negative dimension %lld",
                         od->inputs[i].name, (long long)inputs[i].dims[j]);
+    /* A tensor of 0 elements may still carry a huge dim: refuse it too (planners
+       multiply dims and rely on each being <= KF_MAX_ELEMENTS). */
+    for (j = 0; j < inputs[i].rank; j++)
+      if (inputs[i].dims[j] == 0) break;
+    if (j < inputs[i].rank)
+      for (j = 0; j < inputs[i].rank; j++)
+        if (inputs[i].dims[j] > KF_MAX_ELEMENTS)
+          return kfi_fail(err, KF_TOO_LARGE, "input.too_large",
+                          "input %s has a dimension of %lld, above the supported maximum of %lld",
+                          od->inputs[i].name, (long long)inputs[i].dims[j], (long long)KF_MAX_ELEMENTS);
     if (kfi_num_elements(&inputs[i]) < 0)
       return kfi_fail(err, KF_TOO_LARGE, "input.too_large",
                       "input %s has more elements than the supported maximum of %lld", od->inputs[i].name,
                       (long long)KF_MAX_ELEMENTS);
   }
+  if (num_inputs > KFI_MAX_INPUTS || od->num_outputs > KFI_MAX_OUTPUTS)
+    return kfi_fail(err, KF_UNIMPLEMENTED, "op.family", "%s has too many inputs or outputs", od->name);
   p->op = op;
+  p->num_inputs = num_inputs;
+  for (i = 0; i < num_inputs; i++)
+    p->input_may_be_null[i] = kfi_num_elements(&inputs[i]) == 0 || inputs[i].host_data != NULL;
   p->num_outputs = od->num_outputs;
   switch (od->family) {
     case KFG_FAMILY_BNGRAD: st = kfi_plan_bngrad(p, op, attrs, inputs, opt, err); break;
@@ -125,10 +147,17 @@ const char *kf_plan_kernel_name(const kf_plan *plan) {
   return p->kernel ? p->kernel->name : "none (empty output)";
 }
 
+/* Stand-ins for NULL buffers of 0 elements (never accessed: no races). */
+typedef union kfi_dummy { long double ld; double d; int64_t i; void *p; } kfi_dummy;
+static const kfi_dummy dummy_in;
+static kfi_dummy dummy_out[KFI_MAX_OUTPUTS];
+
 kf_status kf_execute(const kf_plan *plan, const void *const *inputs, void *const *outputs, void *scratch,
                      size_t scratch_bytes, kf_error *err) {
   const kfi_plan *p = valid(plan);
   const kfi_op_def *od;
+  const void *in[KFI_MAX_INPUTS];
+  void *out[KFI_MAX_OUTPUTS];
   int i;
   if (!p) return kfi_fail(err, KF_INVALID_ARGUMENT, "api.plan", "the plan was not created by a successful kf_plan_op");
   od = kfi_op_def_of(p->op);
@@ -141,9 +170,16 @@ kf_status kf_execute(const kf_plan *plan, const void *const *inputs, void *const
   for (i = 0; i < p->num_outputs; i++)
     if (!outputs[i] && kfi_num_elements(&p->outputs[i]) > 0)
       return kfi_fail(err, KF_INVALID_ARGUMENT, "api.null", "output %s must not be NULL", od->outputs[i].name);
+  /* NULL is allowed for tensors of 0 elements (and inputs read at plan
+     time); kernels index every buffer (even by 0), which C leaves undefined
+     on NULL, so they see a dummy instead. Nothing reads or writes it. */
+  for (i = 0; i < p->num_inputs; i++)
+    in[i] = !inputs[i] && p->input_may_be_null[i] ? (const void *)&dummy_in : inputs[i];
+  for (i = 0; i < p->num_outputs; i++)
+    out[i] = !outputs[i] ? (void *)&dummy_out[i] : outputs[i];
   switch (od->family) {
-    case KFG_FAMILY_BNGRAD: return kfi_exec_bngrad(p, inputs, outputs, scratch, err);
-    case KFG_FAMILY_DWBPI: return kfi_exec_dwbpi(p, inputs, outputs, scratch, err);
+    case KFG_FAMILY_BNGRAD: return kfi_exec_bngrad(p, in, out, scratch, err);
+    case KFG_FAMILY_DWBPI: return kfi_exec_dwbpi(p, in, out, scratch, err);
     default: return kfi_fail(err, KF_UNIMPLEMENTED, "op.family", "no executor for %s", od->name);
   }
 }

@@ -49,7 +49,7 @@ typedef struct kfi_kernel {
   const char *name;
   const char *config;
   int family;
-  int isa;
+  unsigned isa;                /* KFI_ISA_* bit */
   int generic;                 /* the fallback kind: serves any key */
   int32_t key[KFG_MAX_KEY];    /* one slot per axis, KFI_ANY = any */
   void (*run)(const void *args);
@@ -61,6 +61,7 @@ extern const int kfg_registry_count;
 
 /* ---- plans ---- */
 #define KFI_MAX_OUTPUTS 5
+#define KFI_MAX_INPUTS 8
 #define KFI_PLAN_MAGIC 0x6b66706cu
 
 typedef struct kfi_plan {
@@ -68,6 +69,11 @@ typedef struct kfi_plan {
   kf_op op;
   const kfi_kernel *kernel;    /* NULL: nothing to compute (empty output) */
   size_t scratch_bytes;
+  int num_inputs;
+  /* Per input, from kf_plan_op: 1 when it has 0 elements or was read at
+     plan time (host_data): kf_execute then hands the executor a non-NULL
+     dummy for a NULL pointer, so no kernel does arithmetic on NULL. */
+  unsigned char input_may_be_null[KFI_MAX_INPUTS];
   int num_outputs;
   kf_tensor_desc outputs[KFI_MAX_OUTPUTS];
   union { kfi_bngrad_args bngrad; kfi_dwbpi_args dwbpi; } args; /* pointers unset */
@@ -88,7 +94,8 @@ kf_status kfi_fail(kf_error *err, kf_status st, const char *rule, const char *fm
 
 /* "[2,3,4]": TF's shape debug string. buf must hold 32*KF_MAX_RANK bytes. */
 const char *kfi_shape_str(const kf_tensor_desc *d, char *buf, size_t n);
-/* Element count with overflow check: -1 if over KF_MAX_ELEMENTS or invalid. */
+/* Element count with overflow check: -1 if it or any dim is over
+   KF_MAX_ELEMENTS, or the descriptor is invalid. */
 int64_t kfi_num_elements(const kf_tensor_desc *d);
 
 /* Selects the first registry entry of family whose key matches. */

@@ -15,7 +15,11 @@
 #define KFI_ANY (-1) /* wildcard in a kernel key */
 
 enum { KFI_CHANNELS_LAST = 0, KFI_CHANNELS_FIRST = 1 };
-enum { KFI_ISA_SCALAR = 0 };
+/* ISA bits (= kf_isa in kforge.h): a kernel runs only where its bit is set. */
+#define KFI_ISA_SCALAR 1u
+#define KFI_ISA_NEON 2u
+#define KFI_ISA_AVX2 4u
+#define KFI_ISA_AVX512 8u
 
 /* Batch-norm gradient, viewed as [n, s, c] (channels last) or [n, c, s]
    (channels first); s is the product of the spatial dims. n*s*c > 0. */

@@ -124,9 +124,20 @@ typedef struct kf_plan {
   union { long double align_; void *p_; unsigned char bytes[1024]; } u;
 } kf_plan;
 
+/* ---------------------------------------------------------------- ISAs */
+typedef enum kf_isa {
+  KF_ISA_SCALAR = 1, KF_ISA_NEON = 2, KF_ISA_AVX2 = 4, KF_ISA_AVX512 = 8
+} kf_isa;
+
+/* The ISAs this CPU and OS support (bits), capped by the environment
+   variable KFORGE_ISA=scalar|neon|avx2|avx512 (the highest ISA allowed). */
+unsigned kf_cpu_isas(void);
+const char *kf_isa_name(unsigned isa_bit);
+
 typedef struct kf_plan_options {
   const char *kernel;   /* force this kernel by name (tests, tuning); NULL = select */
   int generic_only;     /* ignore specialized kernels */
+  unsigned isas;        /* allowed ISA bits (within kf_cpu_isas()); 0 = all */
 } kf_plan_options;
 
 /* Validates the call (TF's rules, in TF's order) and selects the kernel.

@@ -5,6 +5,7 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -247,12 +248,61 @@ static void api_misuse(void) {
   }
 }
 
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Runtime ISA selection: the best variant the CPU runs, capped per plan or by KFORGE_ISA. */
+static void isa_selection(void) {
+  const kf_op V2 = KF_OP_FUSED_BATCH_NORM_GRAD_V2;
+  int64_t d4[4] = { 2, 3, 4, 16 };
+  kf_tensor_desc in[6];
+  kf_attrs a;
+  kf_plan p;
+  kf_plan_options o;
+  kf_error e;
+  unsigned isas = kf_cpu_isas(), b;
+  kf_attrs_init(V2, &a);
+  bn_inputs(in, KF_FLOAT, 4, d4, 16);
+  th_check((isas & KF_ISA_SCALAR) != 0, "the CPU runs scalar kernels (isas 0x%x)", isas);
+  th_check(strcmp(kf_isa_name(KF_ISA_AVX512), "avx512") == 0 && strcmp(kf_isa_name(KF_ISA_NEON), "neon") == 0 &&
+             strcmp(kf_isa_name(3), "unknown") == 0, "ISA names");
+  memset(&o, 0, sizeof o);
+  for (b = KF_ISA_SCALAR; b <= KF_ISA_AVX512; b <<= 1) {
+    char suffix[16];
+    if (!(isas & b)) continue;
+    o.isas = b | KF_ISA_SCALAR;
+    snprintf(suffix, sizeof suffix, "__%s", b == KF_ISA_NEON ? "scalar" : kf_isa_name(b)); /* no NEON bngrad */
+    th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_OK && ends_with(kf_plan_kernel_name(&p), suffix),
+             "ISAs capped at %s: selects %s", kf_isa_name(b), kf_plan_kernel_name(&p));
+  }
+  if (isas & KF_ISA_AVX512) {
+    o.isas = 0;
+    th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_OK && ends_with(kf_plan_kernel_name(&p), "__avx512"),
+             "uncapped on an AVX-512 CPU: selects %s", kf_plan_kernel_name(&p));
+    o.isas = KF_ISA_SCALAR;
+    o.kernel = "kfg_bngrad_f32_nhwc_train__avx512";
+    th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_NO_KERNEL && strcmp(e.rule, "kernel.isa") == 0,
+             "forcing a kernel of an excluded ISA: %s", e.message);
+  }
+  setenv("KFORGE_ISA", "scalar", 1);
+  th_check(kf_cpu_isas() == KF_ISA_SCALAR && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK &&
+             ends_with(kf_plan_kernel_name(&p), "__scalar"),
+           "KFORGE_ISA=scalar: selects %s", kf_plan_kernel_name(&p));
+  setenv("KFORGE_ISA", "avx2", 1);
+  th_check((kf_cpu_isas() & KF_ISA_AVX512) == 0, "KFORGE_ISA=avx2 excludes AVX-512");
+  unsetenv("KFORGE_ISA");
+  th_check(kf_cpu_isas() == isas, "without KFORGE_ISA every detected ISA is back");
+}
+
 int main(void) {
   int i, j;
   bngrad_rules();
   attr_rules();
   op_tables();
   api_misuse();
+  isa_selection();
   /* Every rule of specs/ops/bngrad.lua has a negative test above. */
   for (i = 0; i < KFG_RULE_COUNT; i++) {
     int found = 0;

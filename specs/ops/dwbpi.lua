@@ -93,6 +93,7 @@ return {
 
   kernels = {
     { kind = "specialized", axes = { "T", "layout", "kh", "kw", "sh", "sw", "dh", "dw", "dm" },
+      isas = { "scalar", "avx2", "avx512" },
       name = "dwbpi_${T}_${layout}_k${kh}x${kw}s${sh}x${sw}d${dh}x${dw}m${dm}",
       template = "dwbpi/${layout}.c.in",
       config = "T=${T} layout=${layout} filter=${kh}x${kw} strides=${sh}x${sw} dilations=${dh}x${dw} multiplier=${dm}",

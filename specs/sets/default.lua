@@ -4,13 +4,17 @@ return {
   name = "default",
   summary = "Every specialized and generic kernel, for the host library.",
   kernels = {
+    -- Batch-norm gradient: every (T, layout, mode), in every ISA.
     { family = "bngrad", kind = "specialized", T = "*", layout = "*", mode = "*" },
     { family = "bngrad", kind = "generic", T = "*" },
     -- Depthwise backprop input: square odd filters, equal unit or 2 strides,
     -- no dilation, multiplier 1 or 2 (the common MobileNet-style shapes);
-    -- anything else runs on the generic kernel.
-    { family = "dwbpi", kind = "specialized", T = "*", layout = "*", kh = { 1, 3, 5, 7 }, kw = "=kh",
-      sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
+    -- anything else runs on the generic kernel. Every dtype in portable C;
+    -- SIMD variants for the training dtypes float and bfloat16.
+    { family = "dwbpi", kind = "specialized", isa = "scalar", T = "*", layout = "*",
+      kh = { 1, 3, 5, 7 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
+    { family = "dwbpi", kind = "specialized", isa = { "avx2", "avx512" }, T = { "f32", "bf16" }, layout = "*",
+      kh = { 1, 3, 5, 7 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
     { family = "dwbpi", kind = "generic", T = "*" },
   },
 }

@@ -346,17 +346,21 @@ static int has_canary(kf_dtype t, const void *buf, int64_t n) {
   return 0;
 }
 
-/* Work bound of a plan (keeps each input fast). */
-static int too_much_work(kf_op op, const kf_tensor_desc *in) {
+/* Work bound of a plan (keeps each input fast): the depthwise generic
+   kernel visits every output element times every filter tap and multiplier. */
+static int too_much_work(kf_op op, const kf_plan *plan, const kf_tensor_desc *filter) {
   if (op == KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT) {
-    int64_t nx = 1, k = in[1].dims[0] * in[1].dims[1], m = in[1].dims[3] ? in[1].dims[3] : 1;
+    const kf_tensor_desc *dx = kf_plan_output_desc(plan, 0);
+    int64_t nx = 1, k, m = filter->dims[3] ? filter->dims[3] : 1;
     int i;
-    for (i = 1; i <= 4; i++) {
-      int64_t v = in[0].dims[i];
+    for (i = 0; i < 4; i++) {
+      int64_t v = dx->dims[i];
       if (v > MAX_WORK || (v && nx > MAX_WORK / v)) return 1;
       nx *= v;
     }
-    if (in[1].dims[0] > MAX_WORK || in[1].dims[1] > MAX_WORK || k > MAX_WORK || m > MAX_WORK) return 1;
+    if (filter->dims[0] > MAX_WORK || filter->dims[1] > MAX_WORK || m > MAX_WORK) return 1;
+    k = filter->dims[0] * filter->dims[1];
+    if (k > MAX_WORK) return 1;
     if (nx && k && (nx > MAX_WORK / k || nx * k > MAX_WORK / m)) return 1;
   }
   return 0;
@@ -368,8 +372,7 @@ static void fail_prop(const char *what, kf_op op) {
 }
 
 /* Plans and, when that succeeds, executes with exact buffers. */
-static void plan_and_run(rd *r, kf_op op, const kf_attrs *a, const kf_tensor_desc *in, int nin,
-                         const int32_t *host) {
+static void plan_and_run(rd *r, kf_op op, const kf_attrs *a, const kf_tensor_desc *in, int nin) {
   kf_plan plan;
   kf_error err;
   kf_plan_options opt;
@@ -405,10 +408,9 @@ static void plan_and_run(rd *r, kf_op op, const kf_attrs *a, const kf_tensor_des
     for (j = 0; j < d->rank; j++)
       if (d->dims[j] < 0) fail_prop("negative output dim", op);
   }
-  if (too_much_work(op, in)) return;
-  /* inputs: exact sizes (input_sizes of the depthwise op: its 4 int32) */
+  if (too_much_work(op, &plan, &in[1])) return;
+  /* inputs: exact sizes */
   for (i = 0; i < nin; i++) {
-    if (op == KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT && i == 0) continue;
     inb[i] = nbytes(&in[i], &ok);
     if (!ok) goto done;
   }
@@ -419,11 +421,6 @@ static void plan_and_run(rd *r, kf_op op, const kf_attrs *a, const kf_tensor_des
   sb = kf_plan_scratch_bytes(&plan);
   if (sb > MAX_BYTES) goto done;
   for (i = 0; i < nin; i++) {
-    if (op == KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT && i == 0) {
-      ins[0] = malloc(4 * sizeof(int32_t));
-      memcpy(ins[0], host, 4 * sizeof(int32_t));
-      continue;
-    }
     ins[i] = malloc(inb[i] ? inb[i] : 1);
     fill(ins[i], inb[i], r);
   }
@@ -494,7 +491,7 @@ static void typed(rd *r, kf_op op, const kf_attrs *a, const kf_tensor_desc *in, 
       if (st == KF_OK) fail_prop("typed depthwise accepted what kf_plan_op refused", op);
       return;
     }
-    if (too_much_work(op, din)) return;
+    if (too_much_work(op, &plan, &in[1])) return;
     fb = nbytes(&in[1], &ok);
     if (!ok) return;
     gb = nbytes(&in[2], &ok);
@@ -593,7 +590,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       in[i].rank = (int)(u8(&r) % 10) - 1;
       for (j = 0; j < KF_MAX_RANK; j++) in[i].dims[j] = any_value(&r);
     }
-    plan_and_run(&r, op, &a, in, nin < 0 || nin > 8 ? 8 : nin, host);
+    plan_and_run(&r, op, &a, in, nin < 0 || nin > 8 ? 8 : nin);
     queries(&r);
     free_sizes();
     return 0;
@@ -605,7 +602,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_attrs(&r, op, &a);
   mutate(&r, in, nin);
   if (sel & 0x80) nin += (int)(u8(&r) % 3) - 1; /* wrong input counts */
-  plan_and_run(&r, op, &a, in, nin, host);
+  plan_and_run(&r, op, &a, in, nin);
   if (sel & 0x40) typed(&r, op, &a, in, host);
   if ((sel & 0x30) == 0x30) queries(&r);
   free_sizes();

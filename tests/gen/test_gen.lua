@@ -306,6 +306,7 @@ void ${KERNEL}(const void *args) { (void)args; }
 
 local TOY = TMP .. "/toy"
 writef(TOY .. "/specs/families.lua", 'return { "toy" }\n')
+writef(TOY .. "/specs/isas.lua", readf("specs/isas.lua"))
 writef(TOY .. "/specs/ops/toy.lua", TOY_SPEC)
 writef(TOY .. "/specs/sets/toy.lua", TOY_SET)
 writef(TOY .. "/templates/toy/spec.c.in", TOY_SPEC_TPL)
@@ -397,11 +398,11 @@ try("output: kfg_registry.c is in selection order: most specific first, then by 
   local want = "kfg_toy_f32_k1x1__scalar kfg_toy_f32_k3x3__scalar kfg_toy_f64_k1x1__scalar " ..
     "kfg_toy_f64_k3x3__scalar kfg_toy_f32_generic__scalar"
   return table.concat(names, " ") == want
-    and has(f, '{ "kfg_toy_f64_k3x3__scalar", "T=f64 k=3x3", KFG_FAMILY_TOY, KFI_ISA_SCALAR, 0, { KF_DOUBLE, 3, 3 }, ' ..
+    and has(f, '{ "kfg_toy_f64_k3x3__scalar", "T=f64 k=3x3 isa=scalar", KFG_FAMILY_TOY, KFI_ISA_SCALAR, 0, { KF_DOUBLE, 3, 3 }, ' ..
       "kfg_toy_f64_k3x3__scalar, kfg_toy_f64_k3x3__scalar_scratch },")
-    and has(f, '{ "kfg_toy_f32_generic__scalar", "toy_f32_generic", KFG_FAMILY_TOY, KFI_ISA_SCALAR, 1, ' ..
+    and has(f, '{ "kfg_toy_f32_generic__scalar", "toy_f32_generic isa=scalar", KFG_FAMILY_TOY, KFI_ISA_SCALAR, 1, ' ..
       "{ KF_FLOAT, KFI_ANY, KFI_ANY },")
-    and has(f, "const int kfg_registry_count = 5;")
+    and has(f, "const int kfg_registry_count = (int)(sizeof kfg_registry / sizeof kfg_registry[0]) - 1;")
     and has(f, "from specs/sets/toy.lua. Do not edit."), f
 end)
 
@@ -607,6 +608,38 @@ bad_case("template: a missing template file", function(r)
   os.remove(r .. "/templates/toy/generic.c.in")
 end, { "kernel kfg_toy_f32_generic__scalar needs template templates/toy/generic.c.in, which cannot be read" })
 
+-- ------------------------------------------------------------- ISAs ----
+
+try("isa: a kind with isas makes one guarded, target-pragma'd file per ISA, best ISA first in the registry", function()
+  local root = copy_root(TOY)
+  local out = TMP .. "/isa_out"
+  edit(root .. SPEC, 'template = "toy/spec.c.in",', 'template = "toy/spec.c.in", isas = { "scalar", "avx2" },')
+  local m, r = gen(root, out)
+  local avx = readf(out .. "/toy/kfg_toy_f32_k3x3__avx2.c") or ""
+  local reg = readf(out .. "/kfg_registry.c") or ""
+  local names = {}
+  for n in reg:gmatch('\n  { "([%w_]+)",') do names[#names + 1] = n end
+  return r == 0 and exists(out .. "/toy/kfg_toy_f32_k3x3__scalar.c")
+    and has(avx, "#if defined(__x86_64__)") and has(avx, '#pragma GCC target("avx2,fma,f16c")')
+    and has(avx, "#pragma clang attribute push(__attribute__((target(\"avx2,fma,f16c\"))), apply_to = function)")
+    and has(avx, "isa=avx2") and has(reg, '#if defined(__x86_64__)\n  { "kfg_toy_f32_k1x1__avx2"')
+    and names[1] == "kfg_toy_f32_k1x1__avx2" and names[5] == "kfg_toy_f32_k1x1__scalar"
+    and not exists(out .. "/toy/kfg_toy_f32_generic__avx2.c"), m .. "\n" .. reg
+end)
+
+try("isa: a manifest can choose ISAs; an ISA the kind lacks is a located error", function()
+  local root = copy_root(TOY)
+  edit(root .. SPEC, 'template = "toy/spec.c.in",', 'template = "toy/spec.c.in", isas = { "scalar", "avx2" },')
+  edit(root .. SET, 'T = "*", kh = { 1, 3 }', 'isa = "avx2", T = "*", kh = { 1, 3 }')
+  local _, r1 = gen(root, TMP .. "/isa_sel")
+  local only = not exists(TMP .. "/isa_sel/toy/kfg_toy_f32_k3x3__scalar.c")
+    and exists(TMP .. "/isa_sel/toy/kfg_toy_f32_k3x3__avx2.c")
+  edit(root .. SET, 'isa = "avx2"', 'isa = "neon"')
+  local m2, r2 = gen(root, TMP .. "/isa_bad")
+  return r1 == 0 and only and r2 == 1 and has(m2, "specs/sets/toy.lua: field 'kernels[1].isa': neon is not an ISA")
+    and not exists(TMP .. "/isa_bad"), m2
+end)
+
 -- ----------------------------------------------- stale and rewrites ----
 
 try("write-if-changed: a second run into the same dir rewrites nothing", function()
@@ -668,7 +701,7 @@ try("depfile: lists exactly the manifest, spec, families.lua, templates and gene
   local got = {}
   for p in (rest or ""):gmatch("[^%s\\]+") do got[#got + 1] = p end
   table.sort(got)
-  local want = { TOY .. SET, TOY .. SPEC, TOY .. "/specs/families.lua", TOY .. SPEC_TPL,
+  local want = { TOY .. SET, TOY .. SPEC, TOY .. "/specs/families.lua", TOY .. "/specs/isas.lua", TOY .. SPEC_TPL,
     TOY .. "/templates/toy/generic.c.in" }
   for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes" }) do
     want[#want + 1] = TOY .. "/generator/" .. m .. ".lua"

@@ -106,6 +106,10 @@ static int parse_string(parser *ps, char *out, size_t outlen, const char *what) 
     if (c == '\\')
       return fail(ps->err, ps->errlen, ps->name,
                   "malformed header: escape sequences in strings are not supported");
+    if (c == '\n' || c == '\r') /* Python: a quoted string ends on its line */
+      return fail(ps->err, ps->errlen, ps->name,
+                  "malformed header: unterminated string (line break at header offset %zu)",
+                  off(ps) - 1);
     if (n + 1 >= outlen)
       return fail(ps->err, ps->errlen, ps->name, "malformed header: %s is too long", what);
     out[n++] = c;
@@ -335,7 +339,10 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
   char *hdr = NULL;
   int rc = -1;
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+  int regular = 0;
+  if (fstat(fileno(f), &st) == 0) regular = S_ISREG(st.st_mode);
+  else memset(&st, 0, sizeof st);
+  if (S_ISDIR(st.st_mode)) {
     fail(err, errlen, path, "is a directory, not a .npy file");
     goto done;
   }
@@ -393,7 +400,20 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
   if (parse_header(path, hdr, hlen, &a, err, errlen) != 0) goto done;
   /* data bytes read with pre (only when the header is shorter than 2 bytes,
      which parse_header rejects, so none in practice) */
-  a.buf_ = malloc(a.nbytes ? a.nbytes : 1);
+  /* A header may promise far more data than the file holds: check a
+     regular file's size before allocating, so a few bytes cannot make us
+     allocate gigabytes. (Other files are read in growing chunks below.) */
+  size_t data_off = 8 + ls + hlen;
+  if (regular && st.st_size >= 0) {
+    uint64_t fsize = (uint64_t)st.st_size, left = fsize > data_off ? fsize - data_off : 0;
+    if (left < a.nbytes) {
+      fail(err, errlen, path, "truncated data (shape needs %zu bytes, file has %zu)", a.nbytes,
+           (size_t)left);
+      goto done;
+    }
+  }
+  size_t cap = regular || a.nbytes <= ((size_t)1 << 20) ? a.nbytes : ((size_t)1 << 20);
+  a.buf_ = malloc(cap ? cap : 1);
   if (!a.buf_) {
     fail(err, errlen, path, "out of memory for %zu bytes of data", a.nbytes);
     goto done;
@@ -404,7 +424,22 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
     goto done;
   }
   memcpy(a.buf_, pre + 8 + ls + have, extra);
-  got = extra + fread((char *)a.buf_ + extra, 1, a.nbytes - extra, f);
+  got = extra;
+  while (got < a.nbytes) {
+    if (got == cap) { /* grow (non-regular files only) */
+      size_t ncap = cap > a.nbytes / 2 ? a.nbytes : cap * 2;
+      void *nb = realloc(a.buf_, ncap);
+      if (!nb) {
+        fail(err, errlen, path, "out of memory for %zu bytes of data", a.nbytes);
+        goto done;
+      }
+      a.buf_ = nb;
+      cap = ncap;
+    }
+    size_t r = fread((char *)a.buf_ + got, 1, cap - got, f);
+    got += r;
+    if (r == 0) break;
+  }
   if (ferror(f)) {
     fail(err, errlen, path, "read error: %s", strerror(errno));
     goto done;
@@ -431,6 +466,51 @@ done:
   free(hdr);
   fclose(f);
   return rc;
+}
+
+/* The same checks and messages as npy_read, on bytes in memory. */
+int npy_parse(const char *name, const unsigned char *bytes, size_t size, npy_array *out,
+              char *err, size_t errlen) {
+  npy_array a;
+  memset(&a, 0, sizeof a);
+  if (!out) return fail(err, errlen, name, "no output array");
+  memset(out, 0, sizeof *out);
+  if (!host_is_little_endian()) return fail(err, errlen, name, "big-endian hosts are not supported");
+  if (!bytes && size) return fail(err, errlen, name, "no data");
+  if (size == 0) return fail(err, errlen, name, "empty file, not a .npy file");
+  if (size < 6 || memcmp(bytes, MAGIC, 6) != 0)
+    return fail(err, errlen, name, "not a .npy file (bad magic string)");
+  if (size < 8) return fail(err, errlen, name, "truncated before the format version");
+  if (bytes[6] < 1 || bytes[6] > 3 || bytes[7] != 0)
+    return fail(err, errlen, name,
+                "unsupported .npy format version %u.%u (supported: 1.0, 2.0, 3.0)", bytes[6],
+                bytes[7]);
+  size_t ls = bytes[6] == 1 ? 2 : 4;
+  if (size < 8 + ls) return fail(err, errlen, name, "truncated before the header length");
+  size_t hlen = ls == 2 ? (size_t)bytes[8] | (size_t)bytes[9] << 8
+                        : (size_t)bytes[8] | (size_t)bytes[9] << 8 | (size_t)bytes[10] << 16 |
+                              (size_t)bytes[11] << 24;
+  if (hlen > NPY_MAX_HEADER)
+    return fail(err, errlen, name, "header length %zu exceeds the limit of %d bytes", hlen,
+                NPY_MAX_HEADER);
+  size_t avail = size - (8 + ls);
+  if (avail < hlen)
+    return fail(err, errlen, name,
+                "truncated header (header length is %zu bytes, file has %zu)", hlen, avail);
+  if (parse_header(name, (const char *)bytes + 8 + ls, hlen, &a, err, errlen) != 0) return -1;
+  avail -= hlen;
+  if (avail < a.nbytes)
+    return fail(err, errlen, name, "truncated data (shape needs %zu bytes, file has %zu)",
+                a.nbytes, avail);
+  if (avail > a.nbytes)
+    return fail(err, errlen, name, "trailing garbage after the array data (file is longer than "
+                                   "its header says)");
+  a.buf_ = malloc(a.nbytes ? a.nbytes : 1);
+  if (!a.buf_) return fail(err, errlen, name, "out of memory for %zu bytes of data", a.nbytes);
+  if (a.nbytes) memcpy(a.buf_, bytes + 8 + ls + hlen, a.nbytes);
+  a.data = a.buf_;
+  *out = a;
+  return 0;
 }
 
 /* ------------------------------------------------------------ writer */

@@ -1,0 +1,19 @@
+-- The instruction sets kernels are generated for. Every kernel file of an
+-- ISA is compiled on every machine: its body is guarded by `guard` (empty
+-- elsewhere) and compiled for the ISA through `target` pragmas, not through
+-- command-line flags, so the checked-in generated/ builds with plain
+-- `cc -c` anywhere. The runtime runs a kernel only when the CPU has `bit`
+-- (runtime/kf_cpu.c), trying higher `rank` first. Data only.
+return {
+  { name = "scalar", rank = 0, bit = "KFI_ISA_SCALAR", guard = "1",
+    doc = "portable C: the baseline of every target, microcontrollers included" },
+  { name = "avx2", rank = 20, bit = "KFI_ISA_AVX2", guard = "defined(__x86_64__)",
+    target = "avx2,fma,f16c", header = "immintrin.h",
+    doc = "x86-64 AVX2 with FMA and F16C (Haswell, Zen 1 and later)" },
+  { name = "avx512", rank = 30, bit = "KFI_ISA_AVX512", guard = "defined(__x86_64__)",
+    target = "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c", header = "immintrin.h",
+    doc = "x86-64 AVX-512 F/BW/VL/DQ (Skylake-SP, Zen 4 and later)" },
+  { name = "neon", rank = 10, bit = "KFI_ISA_NEON", guard = "defined(__aarch64__)",
+    header = "arm_neon.h",
+    doc = "AArch64 Advanced SIMD (part of the AArch64 baseline)" },
+}
