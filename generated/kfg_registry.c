@@ -3,906 +3,906 @@
 #include "kfi.h"
 
 #if defined(__x86_64__)
-void kfg_bngrad_bf16_nchw_infer__avx512(const void *args);
+void kfg_bngrad_bf16_nchw_infer__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_infer__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_bf16_nchw_train__avx512(const void *args);
+void kfg_bngrad_bf16_nchw_train__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_train__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_bf16_nhwc_infer__avx512(const void *args);
+void kfg_bngrad_bf16_nhwc_infer__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_infer__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_bf16_nhwc_train__avx512(const void *args);
+void kfg_bngrad_bf16_nhwc_train__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_train__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f16_nchw_infer__avx512(const void *args);
+void kfg_bngrad_f16_nchw_infer__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_infer__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f16_nchw_train__avx512(const void *args);
+void kfg_bngrad_f16_nchw_train__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_train__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f16_nhwc_infer__avx512(const void *args);
+void kfg_bngrad_f16_nhwc_infer__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nhwc_infer__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f16_nhwc_train__avx512(const void *args);
+void kfg_bngrad_f16_nhwc_train__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nhwc_train__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f32_nchw_infer__avx512(const void *args);
+void kfg_bngrad_f32_nchw_infer__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nchw_infer__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f32_nchw_train__avx512(const void *args);
+void kfg_bngrad_f32_nchw_train__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nchw_train__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f32_nhwc_infer__avx512(const void *args);
+void kfg_bngrad_f32_nhwc_infer__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_infer__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f32_nhwc_train__avx512(const void *args);
+void kfg_bngrad_f32_nhwc_train__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_train__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_bf16_nchw_infer__avx2(const void *args);
+void kfg_bngrad_bf16_nchw_infer__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_infer__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_bf16_nchw_train__avx2(const void *args);
+void kfg_bngrad_bf16_nchw_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_train__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_bf16_nhwc_infer__avx2(const void *args);
+void kfg_bngrad_bf16_nhwc_infer__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_infer__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_bf16_nhwc_train__avx2(const void *args);
+void kfg_bngrad_bf16_nhwc_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_train__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f16_nchw_infer__avx2(const void *args);
+void kfg_bngrad_f16_nchw_infer__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_infer__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f16_nchw_train__avx2(const void *args);
+void kfg_bngrad_f16_nchw_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_train__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f16_nhwc_infer__avx2(const void *args);
+void kfg_bngrad_f16_nhwc_infer__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nhwc_infer__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f16_nhwc_train__avx2(const void *args);
+void kfg_bngrad_f16_nhwc_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nhwc_train__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f32_nchw_infer__avx2(const void *args);
+void kfg_bngrad_f32_nchw_infer__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nchw_infer__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f32_nchw_train__avx2(const void *args);
+void kfg_bngrad_f32_nchw_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nchw_train__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f32_nhwc_infer__avx2(const void *args);
+void kfg_bngrad_f32_nhwc_infer__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_infer__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_bngrad_f32_nhwc_train__avx2(const void *args);
+void kfg_bngrad_f32_nhwc_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_train__avx2_scratch(const void *args);
 #endif
-void kfg_bngrad_bf16_nchw_infer__scalar(const void *args);
+void kfg_bngrad_bf16_nchw_infer__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_infer__scalar_scratch(const void *args);
-void kfg_bngrad_bf16_nchw_train__scalar(const void *args);
+void kfg_bngrad_bf16_nchw_train__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_train__scalar_scratch(const void *args);
-void kfg_bngrad_bf16_nhwc_infer__scalar(const void *args);
+void kfg_bngrad_bf16_nhwc_infer__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_infer__scalar_scratch(const void *args);
-void kfg_bngrad_bf16_nhwc_train__scalar(const void *args);
+void kfg_bngrad_bf16_nhwc_train__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_train__scalar_scratch(const void *args);
-void kfg_bngrad_f16_nchw_infer__scalar(const void *args);
+void kfg_bngrad_f16_nchw_infer__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_infer__scalar_scratch(const void *args);
-void kfg_bngrad_f16_nchw_train__scalar(const void *args);
+void kfg_bngrad_f16_nchw_train__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_train__scalar_scratch(const void *args);
-void kfg_bngrad_f16_nhwc_infer__scalar(const void *args);
+void kfg_bngrad_f16_nhwc_infer__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nhwc_infer__scalar_scratch(const void *args);
-void kfg_bngrad_f16_nhwc_train__scalar(const void *args);
+void kfg_bngrad_f16_nhwc_train__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nhwc_train__scalar_scratch(const void *args);
-void kfg_bngrad_f32_nchw_infer__scalar(const void *args);
+void kfg_bngrad_f32_nchw_infer__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nchw_infer__scalar_scratch(const void *args);
-void kfg_bngrad_f32_nchw_train__scalar(const void *args);
+void kfg_bngrad_f32_nchw_train__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nchw_train__scalar_scratch(const void *args);
-void kfg_bngrad_f32_nhwc_infer__scalar(const void *args);
+void kfg_bngrad_f32_nhwc_infer__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_infer__scalar_scratch(const void *args);
-void kfg_bngrad_f32_nhwc_train__scalar(const void *args);
+void kfg_bngrad_f32_nhwc_train__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_train__scalar_scratch(const void *args);
-void kfg_bngrad_bf16_generic__scalar(const void *args);
+void kfg_bngrad_bf16_generic__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_generic__scalar_scratch(const void *args);
-void kfg_bngrad_f16_generic__scalar(const void *args);
+void kfg_bngrad_f16_generic__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_generic__scalar_scratch(const void *args);
-void kfg_bngrad_f32_generic__scalar(const void *args);
+void kfg_bngrad_f32_generic__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_generic__scalar_scratch(const void *args);
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
-void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
-void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar(const void *args);
+void kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar_scratch(const void *args);
-void kfg_dwbpi_bf16_generic__scalar(const void *args);
+void kfg_dwbpi_bf16_generic__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_generic__scalar_scratch(const void *args);
-void kfg_dwbpi_f16_generic__scalar(const void *args);
+void kfg_dwbpi_f16_generic__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_generic__scalar_scratch(const void *args);
-void kfg_dwbpi_f32_generic__scalar(const void *args);
+void kfg_dwbpi_f32_generic__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_generic__scalar_scratch(const void *args);
-void kfg_dwbpi_f64_generic__scalar(const void *args);
+void kfg_dwbpi_f64_generic__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f64_generic__scalar_scratch(const void *args);
 
 const kfi_kernel kfg_registry[] = {

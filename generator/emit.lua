@@ -129,8 +129,8 @@ end
 -- A kernel file's body around the rendered template text.
 function M.kernel_wrap(k, text)
   local d = k.isa_def
-  local protos = string.format("void %s(const void *args);\nsize_t %s_scratch(const void *args);\n",
-    k.name, k.name)
+  local protos = string.format("void %s(const void *args, const kfi_par *par);\n" ..
+    "size_t %s_scratch(const void *args);\n", k.name, k.name)
   if d.guard == "1" and not d.target and not d.header then
     return '#include "kfi_kernel.h"\n\n' .. protos .. text
   end
@@ -159,8 +159,8 @@ function M.registry_source(kernels, set_file)
     return "#if " .. k.isa_def.guard .. "\n" .. line .. "#endif\n"
   end
   for _, k in ipairs(kernels) do
-    o[#o + 1] = guarded(k, string.format("void %s(const void *args);\nsize_t %s_scratch(const void *args);\n",
-      k.name, k.name))
+    o[#o + 1] = guarded(k, string.format("void %s(const void *args, const kfi_par *par);\n" ..
+      "size_t %s_scratch(const void *args);\n", k.name, k.name))
   end
   o[#o + 1] = "\nconst kfi_kernel kfg_registry[] = {\n"
   for _, k in ipairs(kernels) do

@@ -133,7 +133,7 @@ kf_status kfi_exec_bngrad(const kfi_plan *p, const void *const *in, void *const 
   g.dscale = (float *)out[1];
   g.doffset = (float *)out[2];
   g.scratch = scratch;
-  p->kernel->run(&g);
+  p->kernel->run(&g, &p->par);
   return KF_OK;
 }
 

@@ -249,7 +249,7 @@ kf_status kfi_exec_dwbpi(const kfi_plan *p, const void *const *in, void *const *
   g.dy = in[DY];
   g.dx = out[0];
   g.scratch = scratch;
-  p->kernel->run(&g);
+  p->kernel->run(&g, &p->par);
   return KF_OK;
 }
 

@@ -112,6 +112,11 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
   for (i = 0; i < num_inputs; i++)
     p->input_may_be_null[i] = kfi_num_elements(&inputs[i]) == 0 || inputs[i].host_data != NULL;
   p->num_outputs = od->num_outputs;
+  if (opt && opt->threads && opt->threads->parallel_for) {
+    p->par.parallel_for = opt->threads->parallel_for;
+    p->par.pool = opt->threads->pool;
+    p->par.num_threads = opt->threads->num_threads > 0 ? opt->threads->num_threads : 1;
+  }
   switch (od->family) {
     case KFG_FAMILY_BNGRAD: st = kfi_plan_bngrad(p, op, attrs, inputs, opt, err); break;
     case KFG_FAMILY_DWBPI: st = kfi_plan_dwbpi(p, op, attrs, inputs, opt, err); break;

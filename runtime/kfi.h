@@ -52,7 +52,7 @@ typedef struct kfi_kernel {
   unsigned isa;                /* KFI_ISA_* bit */
   int generic;                 /* the fallback kind: serves any key */
   int32_t key[KFG_MAX_KEY];    /* one slot per axis, KFI_ANY = any */
-  void (*run)(const void *args);
+  void (*run)(const void *args, const kfi_par *par);
   size_t (*scratch)(const void *args);
 } kfi_kernel;
 
@@ -76,6 +76,7 @@ typedef struct kfi_plan {
   unsigned char input_may_be_null[KFI_MAX_INPUTS];
   int num_outputs;
   kf_tensor_desc outputs[KFI_MAX_OUTPUTS];
+  kfi_par par;                 /* from kf_plan_options.threads; zero = serial */
   union { kfi_bngrad_args bngrad; kfi_dwbpi_args dwbpi; } args; /* pointers unset */
 } kfi_plan;
 

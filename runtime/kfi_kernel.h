@@ -21,6 +21,22 @@ enum { KFI_CHANNELS_LAST = 0, KFI_CHANNELS_FIRST = 1 };
 #define KFI_ISA_AVX2 4u
 #define KFI_ISA_AVX512 8u
 
+/* How a kernel runs its tasks (kf_threads of kforge.h, without the header). */
+typedef struct kfi_par {
+  void (*parallel_for)(void *pool, void (*task)(void *ctx, size_t i), void *ctx, size_t n);
+  void *pool;
+  int num_threads;
+} kfi_par;
+
+static inline void kfi_parallel_for(const kfi_par *p, void (*task)(void *ctx, size_t i), void *ctx, size_t n) {
+  size_t i;
+  if (p && p->parallel_for && n > 1) {
+    p->parallel_for(p->pool, task, ctx, n);
+    return;
+  }
+  for (i = 0; i < n; i++) task(ctx, i);
+}
+
 /* Batch-norm gradient, viewed as [n, s, c] (channels last) or [n, c, s]
    (channels first); s is the product of the spatial dims. n*s*c > 0. */
 typedef struct kfi_bngrad_args {

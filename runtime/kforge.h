@@ -134,10 +134,25 @@ typedef enum kf_isa {
 unsigned kf_cpu_isas(void);
 const char *kf_isa_name(unsigned isa_bit);
 
+/* ---------------------------------------------------------------- threads */
+/* A parallel-for handed in by the caller (a framework's own pool, or
+   Debian's pthreadpool: pthreadpool_parallelize_1d has this shape): it must
+   call task(ctx, i) once for every i < n, in any order and on any threads,
+   and return when all calls are done. Kernels split their work into tasks
+   whose partition and reduction order do not depend on the thread count,
+   so results are bitwise identical for any number of threads. */
+typedef void (*kf_task_fn)(void *ctx, size_t i);
+typedef struct kf_threads {
+  void (*parallel_for)(void *pool, kf_task_fn task, void *ctx, size_t n);
+  void *pool;
+  int num_threads;      /* tasks that may run at once (a hint for splitting) */
+} kf_threads;
+
 typedef struct kf_plan_options {
   const char *kernel;   /* force this kernel by name (tests, tuning); NULL = select */
   int generic_only;     /* ignore specialized kernels */
   unsigned isas;        /* allowed ISA bits (within kf_cpu_isas()); 0 = all */
+  const kf_threads *threads; /* NULL = run on the calling thread; must outlive the plan */
 } kf_plan_options;
 
 /* Validates the call (TF's rules, in TF's order) and selects the kernel.

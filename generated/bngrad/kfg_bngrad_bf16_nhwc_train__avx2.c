@@ -11,7 +11,7 @@
 #pragma GCC target("avx2,fma,f16c")
 #endif
 
-void kfg_bngrad_bf16_nhwc_train__avx2(const void *args);
+void kfg_bngrad_bf16_nhwc_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_train__avx2_scratch(const void *args);
 
 size_t kfg_bngrad_bf16_nhwc_train__avx2_scratch(const void *args) {
@@ -19,7 +19,8 @@ size_t kfg_bngrad_bf16_nhwc_train__avx2_scratch(const void *args) {
   return (size_t)a->c * 4 * sizeof(float);
 }
 
-void kfg_bngrad_bf16_nhwc_train__avx2(const void *args) {
+void kfg_bngrad_bf16_nhwc_train__avx2(const void *args, const kfi_par *par) {
+  (void)par; /* serial for now */
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *x = (const uint16_t *)a->x;

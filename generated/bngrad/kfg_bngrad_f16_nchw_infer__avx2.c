@@ -11,7 +11,7 @@
 #pragma GCC target("avx2,fma,f16c")
 #endif
 
-void kfg_bngrad_f16_nchw_infer__avx2(const void *args);
+void kfg_bngrad_f16_nchw_infer__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_infer__avx2_scratch(const void *args);
 
 size_t kfg_bngrad_f16_nchw_infer__avx2_scratch(const void *args) {
@@ -72,7 +72,8 @@ static void kfg_bngrad_f16_nchw_infer__avx2_plane(const uint16_t *dy, const uint
   }
 }
 
-void kfg_bngrad_f16_nchw_infer__avx2(const void *args) {
+void kfg_bngrad_f16_nchw_infer__avx2(const void *args, const kfi_par *par) {
+  (void)par; /* serial for now */
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *x = (const uint16_t *)a->x;

@@ -11,7 +11,7 @@
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
 #endif
 
-void kfg_bngrad_f32_nchw_infer__avx512(const void *args);
+void kfg_bngrad_f32_nchw_infer__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nchw_infer__avx512_scratch(const void *args);
 
 size_t kfg_bngrad_f32_nchw_infer__avx512_scratch(const void *args) {
@@ -72,7 +72,8 @@ static void kfg_bngrad_f32_nchw_infer__avx512_plane(const float *dy, const float
   }
 }
 
-void kfg_bngrad_f32_nchw_infer__avx512(const void *args) {
+void kfg_bngrad_f32_nchw_infer__avx512(const void *args, const kfi_par *par) {
+  (void)par; /* serial for now */
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const float *dy = (const float *)a->dy;
   const float *x = (const float *)a->x;

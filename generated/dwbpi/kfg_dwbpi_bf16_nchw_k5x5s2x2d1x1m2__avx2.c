@@ -11,7 +11,7 @@
 #pragma GCC target("avx2,fma,f16c")
 #endif
 
-void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2(const void *args);
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2_scratch(const void *args);
 
 size_t kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2_scratch(const void *args) {
@@ -34,7 +34,8 @@ static void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2_tap(float *restrict r, cons
   for (ox = ox0; ox < ox1; ox++) r[ox * 2 + base] += f * (g[ox]);
 }
 
-void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2(const void *args) {
+void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par) {
+  (void)par; /* serial for now */
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 2;

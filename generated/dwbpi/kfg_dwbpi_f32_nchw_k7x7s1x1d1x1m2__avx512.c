@@ -11,7 +11,7 @@
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
 #endif
 
-void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512(const void *args);
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_scratch(const void *args);
 
 size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_scratch(const void *args) {
@@ -35,7 +35,8 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(float *restrict r, con
   for (ox = ox0; ox < ox1; ox++) r[ox * 1 + base] += f * kfi_ld_f32(g[ox]);
 }
 
-void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512(const void *args) {
+void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par) {
+  (void)par; /* serial for now */
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 2;
