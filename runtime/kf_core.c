@@ -2,7 +2,6 @@
 ** kf_core.c -- names, sizes, error reporting and shape helpers.
 */
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "kfi.h"
@@ -49,7 +48,7 @@ static void fill(kf_error *err, kf_status st, const char *rule, const char *fmt,
   if (!err) return;
   err->status = st;
   err->rule = rule;
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  kfi_vformat(err->message, sizeof err->message, fmt, ap);
 }
 
 kf_status kfi_fail(kf_error *err, kf_status st, const char *rule, const char *fmt, ...) {
@@ -83,7 +82,7 @@ const char *kfi_shape_str(const kf_tensor_desc *d, char *buf, size_t n) {
   if (n == 0) return buf;
   buf[k++] = '[';
   for (i = 0; d && i < d->rank && i < KF_MAX_RANK && k < n; i++) {
-    int w = snprintf(buf + k, n - k, i ? ",%lld" : "%lld", (long long)d->dims[i]);
+    int w = kfi_format(buf + k, n - k, i ? ",%lld" : "%lld", (long long)d->dims[i]);
     if (w < 0) break;
     k += (size_t)w;
   }

@@ -3,7 +3,6 @@
 ** times) for every op; kernel selection from the generated registry.
 */
 #include <string.h>
-#include <stdio.h>
 
 #include "kfi.h"
 
@@ -27,8 +26,8 @@ static void key_str(int family, const int32_t *key, char *buf, size_t n) {
     int w;
     for (j = 0; j < f->axes[i].num_values; j++)
       if (f->axes[i].values[j].c == key[i]) tag = f->axes[i].values[j].tag;
-    w = tag ? snprintf(buf + k, n - k, "%s%s=%s", i ? " " : "", f->axes[i].name, tag)
-            : snprintf(buf + k, n - k, "%s%s=%ld", i ? " " : "", f->axes[i].name, (long)key[i]);
+    w = tag ? kfi_format(buf + k, n - k, "%s%s=%s", i ? " " : "", f->axes[i].name, tag)
+            : kfi_format(buf + k, n - k, "%s%s=%ld", i ? " " : "", f->axes[i].name, (long)key[i]);
     if (w < 0) break;
     k += (size_t)w;
   }

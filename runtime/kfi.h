@@ -5,6 +5,8 @@
 #ifndef kfi_h
 #define kfi_h
 
+#include <stdarg.h>
+
 #include "kforge.h"
 #include "kfi_kernel.h"
 #include "kfg_spec.h"
@@ -90,6 +92,14 @@ kf_status kfi_fail_rule(kf_error *err, kf_status st, int rule, ...);
 kf_status kfi_fail(kf_error *err, kf_status st, const char *rule, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 4, 5)))
+#endif
+  ;
+
+/* The runtime's printf (kf_format.c: no stdio in the library). */
+int kfi_vformat(char *buf, size_t n, const char *fmt, va_list ap);
+int kfi_format(char *buf, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
 #endif
   ;
 

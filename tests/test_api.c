@@ -296,6 +296,19 @@ static void isa_selection(void) {
   th_check(kf_cpu_isas() == isas, "without KFORGE_ISA every detected ISA is back");
 }
 
+/* The runtime's own printf (no stdio in the library). */
+static void formatter(void) {
+  char b[64], t[8];
+  int n;
+  kfi_format(b, sizeof b, "%d|%lld|%zu|%u|%x|%s|%.3s|%c|%%|%ld", -42, (long long)-9223372036854775807LL - 1,
+             (size_t)123, 4000000000u, 255u, "ab", "abcdef", 'z', -7L);
+  th_check(strcmp(b, "-42|-9223372036854775808|123|4000000000|ff|ab|abc|z|%|-7") == 0, "kfi_format: %s", b);
+  n = kfi_format(t, sizeof t, "%s", "0123456789");
+  th_check(n == 10 && strcmp(t, "0123456") == 0, "kfi_format truncates safely and returns the full length");
+  kfi_format(b, sizeof b, "%s", (const char *)NULL);
+  th_check(strcmp(b, "(null)") == 0, "kfi_format of a NULL string");
+}
+
 int main(void) {
   int i, j;
   bngrad_rules();
@@ -303,6 +316,7 @@ int main(void) {
   op_tables();
   api_misuse();
   isa_selection();
+  formatter();
   /* Every rule of specs/ops/bngrad.lua has a negative test above. */
   for (i = 0; i < KFG_RULE_COUNT; i++) {
     int found = 0;

@@ -1,0 +1,93 @@
+/*
+** bench.h -- kforge's benchmark harness (bench/bench_main.c), shared by the
+** per-op benchmark files (bench/bench_bngrad.c, bench/bench_dwbpi.c).
+**
+** Each op file defines one entry point, called by bench_main.c in this order:
+**     void bench_bngrad(bench_ctx *ctx);
+**     void bench_dwbpi(bench_ctx *ctx);
+** (bench_main.c holds weak empty defaults, so a file that is not linked in
+** simply prints nothing.) An entry point times its cases with bench_time()
+** and prints its own table with bench_printf(); the comparison libraries
+** (oneDNN, PyTorch) are timed in the same process / same run.
+**
+** Timing rules (../shared/reference/perf_anchors.md, caveats 3-5):
+**  - every buffer comes from bench_alloc(): 64-byte aligned and first-touched
+**    (page faults cost ~10 us per 4 KiB page on these VMs), so no timed call
+**    ever faults;
+**  - bench_time() runs ctx->warmup untimed calls, then ctx->reps timed calls
+**    (CLOCK_MONOTONIC), and returns the median and the minimum in ms;
+**  - the process pins itself to one CPU for single-thread timings
+**    (bench_pin_single) and unpins for all-core timings (bench_pin_all);
+**  - the bandwidth figures in ctx are measured at start-up in the same run
+**    (STREAM-style, arrays >> LLC, STREAM byte counting: no write-allocate).
+*/
+#ifndef bench_h
+#define bench_h
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "kforge.h"
+
+typedef struct bench_stats {
+  double median_ms, min_ms;
+} bench_stats;
+
+/* A PyTorch timing read from the results file of bench/bench_torch.py. */
+typedef struct bench_ext {
+  char key[96];        /* e.g. "bngrad f32 nhwc 8x112x112x64" (op-defined) */
+  int threads;         /* 1 or all */
+  double median_ms;
+} bench_ext;
+
+typedef struct bench_ctx {
+  int reps, warmup;            /* timed calls per measurement, untimed before */
+  int all_threads;             /* number of CPUs (the "all cores" runs) */
+  const kf_threads *pool;      /* a kf_threads over all_threads workers (pthreadpool) */
+  const char *filter;          /* run only cases whose name contains this (NULL = all) */
+  /* 1-thread and all-thread bandwidth, GB/s (1e9 B/s), STREAM counting */
+  double bw_read1, bw_triad1, bw_copy1, bw_copynt1;
+  double bw_readN, bw_triadN, bw_copyN, bw_copyntN;
+  /* PyTorch results (bench/bench_torch.py), possibly none */
+  int num_ext;
+  bench_ext *ext;
+  FILE *out;                   /* stdout */
+} bench_ctx;
+
+/* 64-byte aligned, first-touched (zero-filled) memory; never NULL (exits). */
+void *bench_alloc(size_t bytes);
+void bench_free(void *p);
+
+/* Times fn(arg): ctx->warmup untimed calls, then ctx->reps timed calls. */
+bench_stats bench_time(const bench_ctx *ctx, void (*fn)(void *arg), void *arg);
+
+/* Wall-clock now, ms (CLOCK_MONOTONIC). */
+double bench_now_ms(void);
+
+/* Pin the calling thread to CPU 0 (single-thread timings) / allow all CPUs. */
+void bench_pin_single(void);
+void bench_pin_all(void);
+
+/* The PyTorch median for key at threads (1 or ctx->all_threads), or a
+   negative value if bench_torch.py did not produce it. */
+double bench_ext_ms(const bench_ctx *ctx, const char *key, int threads);
+
+/* 1: this case should run (ctx->filter is NULL or a substring of name). */
+int bench_selected(const bench_ctx *ctx, const char *name);
+
+/* Deterministic pseudo-random fill in [lo, hi) (f32, or f16/bf16 bits). */
+void bench_fill_f32(float *p, size_t n, unsigned seed, float lo, float hi);
+void bench_fill_u16(unsigned short *p, size_t n, unsigned seed, float lo, float hi, kf_dtype T);
+
+/* printf to ctx->out (flushed). */
+void bench_printf(const bench_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+
+/* The per-op entry points (weak empty defaults in bench_main.c). */
+void bench_bngrad(bench_ctx *ctx);
+void bench_dwbpi(bench_ctx *ctx);
+
+#endif
