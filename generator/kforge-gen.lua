@@ -3,6 +3,12 @@
 --
 --   lua5.4 generator/kforge-gen.lua [--set specs/sets/default.lua]
 --          [--out generated] [--root .] [--depfile F --deptarget T] [--quiet]
+--   lua5.4 generator/kforge-gen.lua --model specs/models/M.lua
+--          --target specs/targets/T.lua [--no-fallback] --out DIR ...
+-- The second form generates one model's kernel set for one target: the
+-- exact specialization of every op instance of the model, in the target's
+-- ISAs (plus generic fallbacks unless --no-fallback), and kfg_model.c, the
+-- instance table the per-model tools plan, check and run.
 --
 -- Deterministic: same inputs, same bytes (sorted, no dates, no absolute
 -- paths). All-or-nothing: on any error it prints "kforge-gen: <file>:...",
@@ -30,7 +36,10 @@ while i <= #arg do
   local a = arg[i]
   if a == "--quiet" then
     opt.quiet = true
-  elseif a == "--set" or a == "--out" or a == "--root" or a == "--depfile" or a == "--deptarget" then
+  elseif a == "--no-fallback" then
+    opt.no_fallback = true
+  elseif a == "--set" or a == "--out" or a == "--root" or a == "--depfile" or a == "--deptarget"
+      or a == "--model" or a == "--target" then
     if not arg[i + 1] then usage(a .. " needs a value") end
     opt[a:sub(3)] = arg[i + 1]
     i = i + 1
@@ -56,8 +65,35 @@ for i, f in ipairs(families) do
     fail(string.format("%s: field '[%d]': expected a family name (string)", rel("specs/families.lua"), i))
   end
 end
-local set, specs, deps = spec.load_set(rel("specs"), opt.set, families)
-if not set then fail(specs) end
+local set, specs, deps
+local model_mod = require "model"
+local the_model, target, resolved
+if opt.model then
+  if not opt.target then usage("--model needs --target") end
+  specs, deps = {}, { opt.model, opt.target }
+  for _, f in ipairs(families) do
+    local s, err = spec.load_op(rel("specs"), f)
+    if not s then fail(err) end
+    specs[f] = s
+    deps[#deps + 1] = s.file
+  end
+  local merr
+  target, merr = spec.load_data(opt.target)
+  if not target then fail(merr) end
+  local schema = require "schema"
+  local ok, terr = schema.validate(target, model_mod.target_schema, opt.target)
+  if not ok then fail(terr) end
+  the_model, merr = spec.load_data(opt.model)
+  if not the_model then fail(merr) end
+  ok, merr = model_mod.validate(the_model, specs, opt.model)
+  if not ok then fail(merr) end
+  set, resolved = model_mod.kernel_set(the_model, specs, target, opt.no_fallback, opt.model)
+  if not set then fail(resolved) end
+  opt.set = opt.model
+else
+  set, specs, deps = spec.load_set(rel("specs"), opt.set, families)
+  if not set then fail(specs) end
+end
 for _, f in ipairs(families) do
   if type(f) ~= "string" then fail(rel("specs/families.lua") .. ": expected a list of family names") end
   if not specs[f] then
@@ -92,6 +128,29 @@ if not kernels then fail(xerr) end
 -- 3. Render everything in memory.
 local files, errors = {}, {}
 local compiled = {}
+-- include("dir/f.c.in") in a template: the text of another template under
+-- templates/, rendered with the same parameters (shared helpers, e.g. the
+-- SIMD layer templates/isa/simd.c.in). It is listed in the depfile.
+local function helpers_for(params)
+  local h = {}
+  function h.include(p)
+    local ipath = "templates/" .. tostring(p)
+    local t = compiled[ipath]
+    if not t then
+      local src = output.read(rel(ipath))
+      if not src then error("include: cannot read " .. ipath, 2) end
+      local cerr
+      t, cerr = template.compile(src, ipath)
+      if not t then error(cerr, 0) end
+      compiled[ipath] = t
+      deps[#deps + 1] = rel(ipath)
+    end
+    local text, rerr = template.render(t, params, h)
+    if not text then error(rerr, 0) end
+    return (text:gsub("\n+$", ""))
+  end
+  return h
+end
 for _, k in ipairs(kernels) do
   local tpath = "templates/" .. k.template
   local tpl = compiled[tpath]
@@ -108,7 +167,8 @@ for _, k in ipairs(kernels) do
     end
   end
   if tpl then
-    local text, err = template.render(tpl, expand.params(k, dtypes))
+    local params = expand.params(k, dtypes)
+    local text, err = template.render(tpl, params, helpers_for(params))
     if not text then
       errors[#errors + 1] = err
     else
@@ -133,6 +193,10 @@ local set_name = opt.set:gsub("^" .. root:gsub("%p", "%%%0") .. "/", "")
 files[#files + 1] = { path = "kfg_spec.h", text = emit.spec_header(families, specs) }
 files[#files + 1] = { path = "kfg_ops.c", text = emit.ops_source(families, specs) }
 files[#files + 1] = { path = "kfg_registry.c", text = emit.registry_source(kernels, set_name) }
+if the_model then
+  files[#files + 1] = { path = "kfg_model.c",
+                        text = emit.model_source(the_model, resolved, specs, target, set_name, expand.subst) }
+end
 local csrc = {}
 for _, f in ipairs(files) do if f.path:match("%.c$") then csrc[#csrc + 1] = f.path end end
 table.sort(csrc)
@@ -142,7 +206,7 @@ files[#files + 1] = { path = "sources.ninja", text = emit.ninja_fragment(csrc, s
 local n, werr = output.commit(opt.out, files)
 if not n then fail(werr) end
 if opt.depfile then
-  for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes" }) do
+  for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes", "model" }) do
     deps[#deps + 1] = script_dir .. "/" .. m .. ".lua"
   end
   deps[#deps + 1] = rel("specs/families.lua")

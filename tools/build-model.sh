@@ -1,0 +1,130 @@
+#!/bin/sh
+# Builds one model's kernel set for one target:
+#   sh tools/build-model.sh MODEL TARGET [--no-fallback] [--run]
+# MODEL names specs/models/MODEL.lua, TARGET specs/targets/TARGET.lua.
+# Output: build/models/MODEL/TARGET[-nofallback]/
+#   gen/          the generated set: only the model's kernels, its registry,
+#                 kfg_model.c (the instance table)
+#   host/check    plans every instance with the set (TF's rules, at build
+#                 time), proves each gets its own kernel, compares with the
+#                 double references, measures the arena
+#   image.elf     (microcontroller targets) bare-metal image, no heap: the
+#                 link fails if malloc, free or sbrk are pulled in
+#   report.txt    kernels, code size per kernel, arena and scratch bytes,
+#                 and with --run the instruction count under qemu
+# --run runs the image under qemu-system-arm and requires every output to
+# be bit-identical to the host's run of the same (portable C) kernels.
+set -eu
+cd "$(dirname "$0")/.."
+[ $# -ge 2 ] || { echo "usage: sh tools/build-model.sh MODEL TARGET [--no-fallback] [--run]" >&2; exit 2; }
+model=$1 target=$2
+shift 2
+nofb= run=
+for a in "$@"; do
+  case $a in
+    --no-fallback) nofb=--no-fallback ;;
+    --run) run=1 ;;
+    *) echo "build-model: unknown option $a" >&2; exit 2 ;;
+  esac
+done
+# A model is named (specs/models/NAME.lua) or given as a path to a manifest.
+case $model in
+  */*|*.lua) mfile=$model; model=$(basename "$model" .lua) ;;
+  *) mfile=specs/models/$model.lua ;;
+esac
+tfile=specs/targets/$target.lua
+out=build/models/$model/$target${nofb:+-nofallback}
+mkdir -p "$out"
+
+lua5.4 generator/kforge-gen.lua --quiet --model "$mfile" --target "$tfile" $nofb --out "$out/gen"
+
+# The target's build settings, from its spec.
+eval "$(lua5.4 tools/model/target_env.lua "$tfile")"
+
+# ---- host half: validate every instance, check kernels and results -------
+h=$out/host
+cat > "$out/host.ninja" <<EOF
+builddir = $h
+gen = $out/gen
+cc = clang
+target_cflags = -O2 -g
+target_ldflags = -lm
+include ninja/model.ninja
+build $h/obj/model/check.o: cc tools/model/check.c
+build $h/obj/model/bngrad_ref.o: cc tests/ref/bngrad_ref.c
+build $h/obj/model/dwbpi_ref.o: cc tests/ref/dwbpi_ref.c
+build $h/check: link $h/obj/model/check.o $h/obj/model/bngrad_ref.o $h/obj/model/dwbpi_ref.o \$
+    $h/obj/model/kfg_model.o $h/obj/model/runner.o $h/libkforge.a
+EOF
+ninja -f "$out/host.ninja" >/dev/null
+if ! "$h/check" --hashes "$out/host-hashes.txt" > "$out/check.txt"; then
+  grep -E '^FAIL' "$out/check.txt" >&2 || true
+  echo "build-model: $model for $target: the host check failed (see $out/check.txt)" >&2
+  exit 1
+fi
+arena=$(sed -n 's/.*arena_bytes \([0-9]*\).*/\1/p' "$out/check.txt")
+scratch=$(sed -n 's/.*scratch_bytes \([0-9]*\).*/\1/p' "$out/check.txt")
+nkern=$(grep -c '^[^/]*/kfg_' "$out/gen/FILES" || true)
+
+{
+  echo "model $model, target $target${nofb:+, no generic fallback}"
+  echo "kernels: $nkern"
+  sed 's/^/  /' "$out/gen/FILES" | grep '/kfg_' | sed 's|  [a-z]*/||; s|\.c$||'
+  echo "arena (inputs + outputs + scratch of the largest call): $arena bytes; largest scratch: $scratch bytes"
+} > "$out/report.txt"
+
+if [ "$t_mcu" = 1 ]; then
+  # ---- microcontroller half -----------------------------------------------
+  m=$out/mcu
+  pico="--specs=picolibc.specs --oslib=semihost --crt0=semihost"
+  trap_heap="-Wl,--wrap=malloc,--wrap=_malloc_r,--wrap=calloc,--wrap=_calloc_r,--wrap=realloc,--wrap=_realloc_r"
+  trap_heap="$trap_heap,--wrap=free,--wrap=_free_r,--wrap=_sbrk,--wrap=sbrk"
+  cat > "$out/mcu.ninja" <<EOF
+builddir = $m
+gen = $out/gen
+cc = $t_cc
+target_cflags = $t_cflags $pico -DPICOLIBC_INTEGER_PRINTF_SCANF
+target_ldflags = $t_mem $trap_heap -Wl,--gc-sections -lm
+include ninja/model.ninja
+build $m/obj/mcu/main.o: cc mcu/main.c
+  cflags = \$cflags -DKFM_ARENA_BYTES=$arena
+build $out/image.elf: link $m/obj/mcu/main.o $m/obj/model/kfg_model.o $m/obj/model/runner.o $m/libkforge.a
+EOF
+  # A model whose arena does not fit the board's RAM (with room for stack
+  # and libc) still gets its image linked with a token arena, for the code
+  # size; it cannot run there.
+  fits=1
+  if [ "$arena" -gt $((t_ram - 65536)) ]; then
+    fits=0
+    sed -i "s/-DKFM_ARENA_BYTES=$arena/-DKFM_ARENA_BYTES=16/" "$out/mcu.ninja"
+    echo "does not fit: the arena ($arena bytes) exceeds the board's RAM ($t_ram bytes); code size only" \
+      >> "$out/report.txt"
+  fi
+  ninja -f "$out/mcu.ninja" >/dev/null
+  size=${t_cc%gcc}size
+  nm=${t_cc%gcc}nm
+  {
+    $nm -S "$out/image.elf" | lua5.4 tools/model/size_report.lua
+    echo "image (text data bss):"
+    $size "$out/image.elf" | tail -1 | awk '{ printf "  %d %d %d\n", $1, $2, $3 }'
+    echo
+  } >> "$out/report.txt"
+  if [ -n "$run" ] && [ "$fits" = 1 ]; then
+    # shellcheck disable=SC2086
+    timeout 600 $t_qemu -display none -icount shift=3 -chardev stdio,id=sh0 \
+      -semihosting-config enable=on,target=native,chardev=sh0 -kernel "$out/image.elf" > "$out/mcu-run.txt" || {
+      echo "build-model: $model on $target: the image failed under qemu (see $out/mcu-run.txt)" >&2
+      exit 1
+    }
+    awk '/^[0-9]+ kfg_/ { print $1, $2, $3 }' "$out/mcu-run.txt" > "$out/mcu-hashes.txt"
+    if ! cmp -s "$out/mcu-hashes.txt" "$out/host-hashes.txt"; then
+      echo "build-model: $model on $target: outputs differ from the host's (diff below)" >&2
+      diff "$out/host-hashes.txt" "$out/mcu-hashes.txt" >&2 || true
+      exit 1
+    fi
+    ticks=$(sed -n 's/^total ticks \([0-9]*\)/\1/p' "$out/mcu-run.txt")
+    echo "qemu run: every output bit-identical to the host; instructions of one training step's calls: $((ticks * 5))" \
+      >> "$out/report.txt"
+  fi
+fi
+cat "$out/report.txt"

@@ -1,0 +1,127 @@
+-- make_models.lua -- writes the shipped model manifests (specs/models/*.lua):
+-- the batch-norm and depthwise input-gradient calls of one training step of
+-- each model, from its architecture. Run from the repository root:
+--   lua5.4 tools/models/make_models.lua
+-- Deterministic; the manifests are checked in.
+package.path = "generator/?.lua;" .. package.path
+local spec = require "spec"
+local model = require "model"
+
+local specs = {}
+for _, f in ipairs({ "bngrad", "dwbpi" }) do specs[f] = assert(spec.load_op("specs", f)) end
+
+local function builder(name, summary, fmt)
+  local m = { name = name, summary = summary, instances = {} }
+  local last = fmt ~= "NCHW"
+  local function shape(n, h, w, c) return last and { n, h, w, c } or { n, c, h, w } end
+  function m.bn(lname, n, h, w, c)
+    m.instances[#m.instances + 1] = {
+      name = lname, op = "FusedBatchNormGradV3",
+      attrs = { T = "float", U = "float", epsilon = "0.001", data_format = fmt, is_training = "true" },
+      inputs = { y_backprop = shape(n, h, w, c), x = shape(n, h, w, c), scale = { c }, reserve_space_1 = { c },
+                 reserve_space_2 = { c }, reserve_space_3 = {} },
+    }
+  end
+  -- Depthwise kxk, stride s, TF SAME, multiplier 1: input [n,h,w,c].
+  function m.dw(lname, n, h, w, c, k, s)
+    local oh, ow = (h + s - 1) // s, (w + s - 1) // s
+    m.instances[#m.instances + 1] = {
+      name = lname, op = "DepthwiseConv2dNativeBackpropInput",
+      attrs = { T = "float", strides = last and ("1," .. s .. "," .. s .. ",1") or ("1,1," .. s .. "," .. s),
+                padding = "SAME", explicit_paddings = "", data_format = fmt, dilations = "1,1,1,1" },
+      inputs = { input_sizes = { 4 }, filter = { k, k, c, 1 }, out_backprop = shape(n, oh, ow, c) },
+      values = { input_sizes = shape(n, h, w, c) },
+    }
+    return oh, ow
+  end
+  return m
+end
+
+local function divisible(v) -- MobileNet's make_divisible(v, 8)
+  local r = math.max(8, (math.floor(v + 4) // 8) * 8)
+  if r < 0.9 * v then r = r + 8 end
+  return r
+end
+
+-- MobileNetV2 (Sandler et al. 2018) at resolution res and width alpha, batch 1.
+local function mobilenet_v2(name, res, alpha, summary)
+  local m = builder(name, summary, "NHWC")
+  local h = (res + 1) // 2
+  local c = divisible(32 * alpha)
+  m.bn("stem/bn", 1, h, h, c)
+  local blocks = { { 1, 16, 1, 1 }, { 6, 24, 2, 2 }, { 6, 32, 3, 2 }, { 6, 64, 4, 2 }, { 6, 96, 3, 1 },
+                   { 6, 160, 3, 2 }, { 6, 320, 1, 1 } }
+  local b = 0
+  for _, blk in ipairs(blocks) do
+    local t, cout, n, s = blk[1], divisible(blk[2] * alpha), blk[3], blk[4]
+    for i = 1, n do
+      local stride = i == 1 and s or 1
+      local hidden = c * t
+      local p = string.format("block%d/", b)
+      if t ~= 1 then m.bn(p .. "expand/bn", 1, h, h, hidden) end
+      local oh = m.dw(p .. "depthwise", 1, h, h, hidden, 3, stride)
+      m.bn(p .. "depthwise/bn", 1, oh, oh, hidden)
+      m.bn(p .. "project/bn", 1, oh, oh, cout)
+      h, c, b = oh, cout, b + 1
+    end
+  end
+  m.bn("head/bn", 1, h, h, alpha > 1 and divisible(1280 * alpha) or 1280)
+  return m
+end
+
+-- A CIFAR-style ResNet-8 (He et al. 2016), NCHW as PyTorch lays it out, batch 8.
+local function resnet8()
+  local m = builder("resnet8_cifar", "ResNet-8 for 32x32 images (3 stages of one basic block), NCHW, batch 8: " ..
+    "batch-norm gradients only.", "NCHW")
+  m.bn("stem/bn", 8, 32, 32, 16)
+  local h, c = 32, 16
+  for stage, cout in ipairs({ 16, 32, 64 }) do
+    local s = stage == 1 and 1 or 2
+    local oh = h // s
+    local p = string.format("stage%d/", stage)
+    m.bn(p .. "conv1/bn", 8, oh, oh, cout)
+    m.bn(p .. "conv2/bn", 8, oh, oh, cout)
+    if s ~= 1 or cout ~= c then m.bn(p .. "shortcut/bn", 8, oh, oh, cout) end
+    h, c = oh, cout
+  end
+  return m
+end
+
+-- DS-CNN keyword spotting (Zhang et al. 2017, "Hello Edge"), small: 49x10
+-- MFCC input, a 10x4 stride-2 convolution to 64 channels, four
+-- depthwise-separable blocks. Batch 1; fits a Cortex-M4's RAM.
+local function kws()
+  local m = builder("kws_dscnn", "DS-CNN keyword spotting (49x10 MFCC, 64 channels, 4 depthwise-separable " ..
+    "blocks), NHWC, batch 1: sized for a Cortex-M4.", "NHWC")
+  m.bn("conv1/bn", 1, 25, 5, 64)
+  for i = 1, 4 do
+    local p = string.format("ds%d/", i)
+    m.dw(p .. "depthwise", 1, 25, 5, 64, 3, 1)
+    m.bn(p .. "depthwise/bn", 1, 25, 5, 64)
+    m.bn(p .. "pointwise/bn", 1, 25, 5, 64)
+  end
+  return m
+end
+
+local models = {
+  mobilenet_v2(
+    "mobilenet_v2_224", 224, 1.0,
+    "MobileNetV2 1.0 at 224x224, NHWC, batch 1: every batch-norm and depthwise input gradient of a training step."),
+  mobilenet_v2(
+    "mobilenet_v2_96", 96, 0.35,
+    "MobileNetV2 0.35 at 96x96 (the microcontroller-sized variant), NHWC, batch 1."),
+  resnet8(),
+  kws(),
+}
+
+for _, m in ipairs(models) do
+  m.bn, m.dw = nil, nil -- the builder's methods are not data
+  local ok, err = model.validate(m, specs, m.name)
+  assert(ok, err)
+  local path = "specs/models/" .. m.name .. ".lua"
+  local f = assert(io.open(path, "wb"))
+  f:write(model.format(m, specs, "-- " .. m.summary .. "\n-- Written by tools/models/make_models.lua from the " ..
+    "architecture; edit that script, not this file.\n"))
+  f:close()
+  print(string.format("%s: %d instances", path, #m.instances))
+end
