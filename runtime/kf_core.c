@@ -154,6 +154,21 @@ const char *kf_op_output_name(kf_op op, int i) {
   return d && i >= 0 && i < d->num_outputs ? d->outputs[i].name : NULL;
 }
 
+int kf_op_num_attrs(kf_op op) {
+  const kfi_op_def *d = kfi_op_def_of(op);
+  return d ? d->num_attrs : 0;
+}
+
+const char *kf_op_attr_name(kf_op op, int i) {
+  const kfi_op_def *d = kfi_op_def_of(op);
+  return d && i >= 0 && i < d->num_attrs ? d->attrs[i].name : NULL;
+}
+
+const char *kf_op_attr_default(kf_op op, int i) {
+  const kfi_op_def *d = kfi_op_def_of(op);
+  return d && i >= 0 && i < d->num_attrs ? d->attrs[i].def : NULL;
+}
+
 /* ---- the kernel set ---- */
 int kf_kernel_count(void) { return kfg_registry_count; }
 

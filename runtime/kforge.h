@@ -89,6 +89,11 @@ int kf_op_num_inputs(kf_op op);
 int kf_op_num_outputs(kf_op op);
 const char *kf_op_input_name(kf_op op, int i);
 const char *kf_op_output_name(kf_op op, int i);
+/* The op's attributes in TF order, and their defaults in text form
+   (NULL when the attr has no default and must be set). */
+int kf_op_num_attrs(kf_op op);
+const char *kf_op_attr_name(kf_op op, int i);
+const char *kf_op_attr_default(kf_op op, int i);
 
 /* ---------------------------------------------------------------- attrs */
 typedef enum kf_data_format {

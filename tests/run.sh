@@ -19,6 +19,10 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -x /usr/bin/python3 ] || need+=(python3)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
+# microcontroller builds under emulation
+command -v arm-none-eabi-gcc >/dev/null 2>&1 || need+=(gcc-arm-none-eabi)
+[ -e /usr/lib/picolibc/arm-none-eabi/picolibc.specs ] || need+=(picolibc-arm-none-eabi)
+command -v qemu-system-arm >/dev/null 2>&1 || need+=(qemu-system-arm)
 # clang's sanitizer runtimes (a separate package on Debian)
 if command -v clang >/dev/null 2>&1; then
   echo 'int main(void){return 0;}' | clang -fsanitize=address,undefined -x c - -o /dev/null >/dev/null 2>&1 ||
@@ -81,6 +85,7 @@ run_suite cli $PY tests/cli/test_cli.py build/kforge
 run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
 run_suite oracle-bngrad $PY tests/oracle/bngrad_torch.py build/kforge
 run_suite oracle-dwbpi $PY tests/oracle/dwbpi_torch.py build/kforge
+run_suite models sh tests/models/test_models.sh
 
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

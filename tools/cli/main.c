@@ -12,6 +12,7 @@
 */
 #include "kforge.h"
 #include "npy.h"
+#include "record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,8 @@ static const char USAGE[] =
     "      DIR/<output_name>.npy for each output. T is inferred from the inputs;\n"
     "      bfloat16 travels as <u2 bit patterns and needs --attr T=bfloat16.\n"
     "      List attrs are comma separated: --attr strides=1,2,2,1\n"
+    "      --record FILE [--record-name NAME]: also append this call to FILE as an\n"
+    "      instance of a model manifest (specs/models format)\n"
     "  kforge list      the kernels compiled in, with their configuration\n"
     "  kforge ops       the ops with their TF input and output names\n"
     "  kforge show [--bfloat16] FILE.npy\n"
@@ -131,6 +134,9 @@ typedef struct run {
   void *scratch;
   char tmp[MAX_IO][PATH_BYTES];   /* temporary output files ("" = none) */
   char final[MAX_IO][PATH_BYTES]; /* their destinations */
+  const char *kv[MAX_ATTRS];      /* the --attr NAME=VALUE texts, for --record */
+  int nkv;
+  const char *record, *record_name;
 } run;
 
 static void run_free(run *r) {
@@ -182,10 +188,15 @@ static int parse_run_args(int argc, char **argv, run *r, kf_attrs *attrs, const 
           return error_line(EXIT_USAGE, "attribute '%s' given more than once", name);
       if (nattrs == MAX_ATTRS) return error_line(EXIT_USAGE, "too many --attr options");
       attr_names[nattrs] = v, attr_lens[nattrs++] = len;
+      r->kv[r->nkv++] = v;
       kf_error err;
       memset(&err, 0, sizeof err);
       kf_status st = kf_attrs_set(r->op, attrs, name, eq + 1, &err);
       if (st != KF_OK) return error_line(1, "%s", kf_message(st, &err));
+    } else if (strcmp(a, "--record") == 0 || strcmp(a, "--record-name") == 0) {
+      const char *v = i + 1 < argc ? argv[++i] : NULL;
+      if (!v || !*v) return error_line(EXIT_USAGE, "%s needs a value", a);
+      if (a[8] == '-') r->record_name = v; else r->record = v;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(USAGE, stdout);
       return finish_stdout() ? 1 : -1; /* -1: done, exit 0 */
@@ -390,6 +401,14 @@ static int cmd_run(int argc, char **argv) {
     goto done;
   }
   rc = write_outputs(r, &plan, out_dir);
+  if (rc == 0 && r->record) { /* the outputs are complete; now the record */
+    char rerr[1024], inst[64];
+    const kf_tensor_desc *o0 = kf_plan_output_desc(&plan, 0);
+    snprintf(inst, sizeof inst, "%s", kf_op_name(r->op));
+    if (record_append(r->record, r->record_name ? r->record_name : inst, r->op, r->kv, r->nkv,
+                      o0 ? o0->dtype : attrs.T, desc, r->in, r->nin, rerr, sizeof rerr) != 0)
+      rc = error_line(1, "--record: %s", rerr);
+  }
 
 done:
   run_free(r);

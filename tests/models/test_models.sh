@@ -1,0 +1,84 @@
+#!/bin/sh
+# Per-model kernel sets and microcontroller builds (tools/build-model.sh):
+# every shipped model for the host (TF rules at build time, its own kernels,
+# the references), the microcontroller images under qemu (bit-identical to
+# the host), no-fallback sets, bad manifests, and recording.
+# Prints "ok/FAIL" lines and "N passed, M failed".
+cd "$(dirname "$0")/../.." || exit 1
+P=0 F=0
+ok() { P=$((P + 1)); echo "ok - $*"; }
+fail() { F=$((F + 1)); echo "FAIL - $*"; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# build MODEL TARGET [options]: one check, and the report's lines.
+build() {
+  m=$1 t=$2
+  shift 2
+  if sh tools/build-model.sh "$m" "$t" "$@" > "$TMP/out" 2>&1; then
+    # the host check's own checks (each instance: its kernel, the reference)
+    d=build/models/$m/$t; case " $* " in *" --no-fallback "*) d=$d-nofallback ;; esac
+    P=$((P + $(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$d/check.txt")))
+    ok "build-model $m $t $*: $(grep -E '^kernels:' "$TMP/out"), $(grep -E 'qemu run|does not fit' "$TMP/out" | cut -c1-90)"
+  else
+    fail "build-model $m $t $*"
+    sed 's/^/    /' "$TMP/out" | tail -15
+  fi
+}
+
+for m in kws_dscnn resnet8_cifar mobilenet_v2_96 mobilenet_v2_224; do build $m host; done
+build kws_dscnn cortex-m4 --run
+build kws_dscnn cortex-m0 --run
+build resnet8_cifar cortex-m4 --run
+build mobilenet_v2_96 cortex-m4 --no-fallback --run
+build mobilenet_v2_224 cortex-m4 --no-fallback
+
+# No fallback: only the model's kernels, and a clear error for anything else.
+build kws_dscnn host-scalar --no-fallback
+d=build/models/kws_dscnn/host-scalar-nofallback
+if clang -std=c11 -Wall -Wextra -Werror -Iruntime tests/models/test_nofallback.c "$d/host/libkforge.a" -lm \
+    -o "$TMP/nofb" 2> "$TMP/cc"; then
+  "$TMP/nofb" | grep -E '^(ok|FAIL)' | while read -r line; do echo "$line"; done > "$TMP/nofb.out"
+  P=$((P + $(grep -c '^ok' "$TMP/nofb.out"))); F=$((F + $(grep -c '^FAIL' "$TMP/nofb.out")))
+  cat "$TMP/nofb.out"
+else
+  fail "test_nofallback builds"; cat "$TMP/cc"
+fi
+
+# A manifest the generator rejects, with the model, instance and field named.
+sed 's/attrs = { T = "float", strides = "1,1,1,1", padding = "SAME"/attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", bogus = "1"/' \
+  specs/models/kws_dscnn.lua > "$TMP/kws_badattr.lua"
+if sh tools/build-model.sh "$TMP/kws_badattr.lua" host > "$TMP/out" 2>&1; then
+  fail "a manifest with an unknown attr is rejected"
+else
+  grep -q "model kws_dscnn, instance 'ds1/depthwise' (instances\[2\]): attr bogus: DepthwiseConv2dNativeBackpropInput has no such attr" "$TMP/out" &&
+    ok "a manifest with an unknown attr is rejected naming model, instance and attr" ||
+    { fail "unknown attr message"; cat "$TMP/out"; }
+fi
+# A manifest that breaks a TF rule: caught when the build plans it.
+sed '0,/filter = { 3, 3, 64, 1 }/s//filter = { 3, 3, 32, 1 }/' specs/models/kws_dscnn.lua > "$TMP/kws_badrule.lua"
+if sh tools/build-model.sh "$TMP/kws_badrule.lua" host > "$TMP/out" 2>&1; then
+  fail "a manifest breaking a TF rule is rejected"
+else
+  grep -q "kforge-model: model kws_dscnn: instance 'ds1/depthwise' (#1): rule dwbpi.in_depth: DepthwiseConv2DBackpropInput: input and filter must have the same in_depth" "$TMP/out" &&
+    ok "a manifest breaking a TF rule is rejected naming model, instance and rule" ||
+    { fail "TF rule message"; cat "$TMP/out"; }
+fi
+# No specialization and no fallback: a build-time error naming the configuration.
+sed '0,/filter = { 3, 3, 64, 1 }/s//filter = { 9, 9, 64, 1 }/' specs/models/kws_dscnn.lua > "$TMP/kws_k9.lua"
+if lua5.4 generator/kforge-gen.lua --model "$TMP/kws_k9.lua" --target specs/targets/cortex-m4.lua --no-fallback \
+    --out "$TMP/k9" > "$TMP/out" 2>&1; then
+  fail "a call with no specialization is a build error with --no-fallback"
+else
+  grep -q "instance 'ds1/depthwise' (instances\[2\]): no specialization (axis kh has no value 9)" "$TMP/out" &&
+    [ ! -e "$TMP/k9" ] && ok "a call with no specialization is a build error with --no-fallback (nothing written)" ||
+    { fail "no-fallback message"; cat "$TMP/out"; }
+fi
+
+# Recording.
+lua5.4 tests/models/test_record.lua build/kforge > "$TMP/rec" 2>&1
+P=$((P + $(grep -c '^ok' "$TMP/rec"))); F=$((F + $(grep -c '^FAIL' "$TMP/rec")))
+grep -E '^(ok|FAIL)' "$TMP/rec"
+
+echo "$P passed, $F failed"
+[ "$F" -eq 0 ]
