@@ -52,7 +52,7 @@ function M.expand_unsafe(set, specs, set_file, dtypes, isas)
     for k in pairs(e) do keys[#keys + 1] = k end
     table.sort(keys)
     for _, k in ipairs(keys) do
-      if k ~= "family" and k ~= "kind" and k ~= "isa" and not listed[k] then
+      if k ~= "family" and k ~= "kind" and k ~= "isa" and k ~= "knobs" and not listed[k] then
         return nil, string.format("%s.%s': not an axis of %s %s kernels (axes: %s)",
           where, k, e.family, e.kind, table.concat(kind.axes, ", "))
       end
@@ -70,6 +70,45 @@ function M.expand_unsafe(set, specs, set_file, dtypes, isas)
           where, tostring(w), e.family, e.kind, table.concat(kind_isas, ", "))
       end
       chosen_isas[#chosen_isas + 1] = w
+    end
+    -- Knob variants (tuning candidates): each combination is its own kernel,
+    -- its name tagged with the knob values, e.g. __avx512_b512.
+    local knob_defs = {}
+    for _, kd in ipairs(spec.knobs or {}) do knob_defs[kd.name] = kd end
+    local knob_combos = { {} }
+    local knames = {}
+    for kn in pairs(e.knobs or {}) do knames[#knames + 1] = kn end
+    table.sort(knames)
+    for _, kn in ipairs(knames) do
+      local kd = knob_defs[kn]
+      if not kd then
+        return nil, string.format("%s.knobs.%s': not a knob of %s (knobs: %s)", where, kn, e.family,
+          (function() local t = {} for _, d in ipairs(spec.knobs or {}) do t[#t + 1] = d.name end
+            return #t > 0 and table.concat(t, ", ") or "none" end)())
+      end
+      local vals = type(e.knobs[kn]) == "table" and e.knobs[kn] or { e.knobs[kn] }
+      local nxt = {}
+      for _, combo in ipairs(knob_combos) do
+        for _, v in ipairs(vals) do
+          local ok = false
+          for _, x in ipairs(kd.values) do if x == v then ok = true end end
+          if not ok then
+            return nil, string.format("%s.knobs.%s': %s is not a value of the knob", where, kn, tostring(v))
+          end
+          local c = {}
+          for a, b in pairs(combo) do c[a] = b end
+          c[kn] = v
+          nxt[#nxt + 1] = c
+        end
+      end
+      knob_combos = nxt
+    end
+    local function knob_tag(combo)
+      local t = ""
+      for _, kd in ipairs(spec.knobs or {}) do
+        if combo[kd.name] ~= nil then t = t .. "_" .. kd.tag .. tostring(combo[kd.name]) end
+      end
+      return t
     end
     -- Choices per axis, in the kind's axis order.
     local choices = {}
@@ -107,7 +146,8 @@ function M.expand_unsafe(set, specs, set_file, dtypes, isas)
         local values = {}
         for j, an in ipairs(kind.axes) do values[an] = chosen[j] end
         for _, isa in ipairs(chosen_isas) do
-        local name = "kfg_" .. subst(kind.name, values) .. "__" .. isa
+        for _, combo in ipairs(knob_combos) do
+        local name = "kfg_" .. subst(kind.name, values) .. "__" .. isa .. knob_tag(combo)
         if not name:match("^[%a_][%w_]*$") then
           error(string.format("%s: kernel kind %q: name pattern %q gives %q, not a C identifier",
             spec.file, kind.kind, kind.name, name), 0)
@@ -135,10 +175,11 @@ function M.expand_unsafe(set, specs, set_file, dtypes, isas)
             family = e.family, kind = e.kind, spec = spec, values = values, name = name,
             template = subst(kind.template, values),
             config = subst(kind.config or kind.name, values),
-            key = key, fixed = fixed, isa = isa, isa_def = isas[isa],
+            key = key, fixed = fixed, isa = isa, isa_def = isas[isa], knobs = combo,
           }
           seen[name] = k
           out[#out + 1] = k
+        end
         end
         end
         return true
@@ -175,6 +216,7 @@ function M.params(k, dtypes)
   local p = {}
   for n, v in pairs(k.spec.params or {}) do p[n] = v end
   for n, v in pairs(k.values) do p[n] = v end
+  for n, v in pairs(k.knobs or {}) do p[n] = v end
   p.KERNEL = k.name
   p.FAMILY = k.family
   p.ISA = k.isa

@@ -10,6 +10,12 @@
 -- ISAs (plus generic fallbacks unless --no-fallback), and kfg_model.c, the
 -- instance table the per-model tools plan, check and run.
 --
+-- Tuning (docs/tuning.md): --tuning FILE (repeatable) --cpu ARCH:ISAS:UARCH
+-- --cc COMPILER applies the winning knobs of the record for this CPU (exact
+-- CPU, else same ISA set, else spec defaults; stale records are reported
+-- and skipped). --fingerprint --cc COMPILER prints the fingerprint a record
+-- must carry and exits.
+--
 -- Deterministic: same inputs, same bytes (sorted, no dates, no absolute
 -- paths). All-or-nothing: on any error it prints "kforge-gen: <file>:...",
 -- writes nothing and exits 1.
@@ -30,7 +36,7 @@ local function usage(msg)
   os.exit(2)
 end
 
-local opt = { set = "specs/sets/default.lua", out = "generated", root = "." }
+local opt = { set = "specs/sets/default.lua", out = "generated", root = ".", tuning = {} }
 local i = 1
 while i <= #arg do
   local a = arg[i]
@@ -38,8 +44,14 @@ while i <= #arg do
     opt.quiet = true
   elseif a == "--no-fallback" then
     opt.no_fallback = true
+  elseif a == "--fingerprint" then
+    opt.fingerprint = true
+  elseif a == "--tuning" then
+    if not arg[i + 1] then usage(a .. " needs a value") end
+    opt.tuning[#opt.tuning + 1] = arg[i + 1]
+    i = i + 1
   elseif a == "--set" or a == "--out" or a == "--root" or a == "--depfile" or a == "--deptarget"
-      or a == "--model" or a == "--target" then
+      or a == "--model" or a == "--target" or a == "--cpu" or a == "--cc" then
     if not arg[i + 1] then usage(a .. " needs a value") end
     opt[a:sub(3)] = arg[i + 1]
     i = i + 1
@@ -124,6 +136,63 @@ deps[#deps + 1] = rel("specs/isas.lua")
 -- 2. Configurations.
 local kernels, xerr = expand.expand(set, specs, opt.set, dtypes, isas)
 if not kernels then fail(xerr) end
+
+-- Tuning: the fingerprint of what generates code, and records to apply.
+local tuning = require "tuning"
+local function fingerprint()
+  local files = {}
+  for _, m in ipairs({ "template", "expand", "emit", "dtypes", "tuning" }) do
+    files[#files + 1] = script_dir .. "/" .. m .. ".lua"
+  end
+  files[#files + 1] = rel("specs/isas.lua")
+  local fams = {}
+  for f in pairs(specs) do fams[#fams + 1] = f end
+  table.sort(fams)
+  for _, f in ipairs(fams) do
+    files[#files + 1] = specs[f].file
+    local p = io.popen("find " .. rel("templates/" .. f) .. " -type f 2>/dev/null | LC_ALL=C sort")
+    for line in p:lines() do files[#files + 1] = line end
+    p:close()
+  end
+  local cc = ""
+  if opt.cc then
+    local p = io.popen(opt.cc .. " --version 2>/dev/null")
+    cc = (p:read("l") or opt.cc)
+    p:close()
+  end
+  return tuning.fingerprint(files, output.read, cc)
+end
+if opt.fingerprint then
+  io.stdout:write(fingerprint(), "\n")
+  os.exit(0)
+end
+if #opt.tuning > 0 then
+  if not opt.cpu then usage("--tuning needs --cpu ARCH:ISAS:UARCH") end
+  local map, note = tuning.select(opt.tuning, opt.cpu, fingerprint(), spec.load_data)
+  if not map then fail(note) end
+  io.stderr:write("kforge-gen: ", note, "\n")
+  for _, k in ipairs(kernels) do
+    local kn = map[k.name]
+    if kn then
+      local defs = {}
+      for _, d in ipairs(k.spec.knobs or {}) do defs[d.name] = d end
+      local tags = {}
+      local names = {}
+      for n in pairs(kn) do names[#names + 1] = n end
+      table.sort(names)
+      for _, n in ipairs(names) do
+        local d = defs[n]
+        local okv = false
+        for _, v in ipairs(d and d.values or {}) do if v == kn[n] then okv = true end end
+        if not okv then fail(string.format("tuning record: %s: knob %s=%s is not a value of the spec's knob",
+          k.name, n, tostring(kn[n]))) end
+        tags[#tags + 1] = n .. "=" .. tostring(kn[n])
+      end
+      k.knobs = kn
+      k.config = k.config .. " tuned " .. table.concat(tags, ",")
+    end
+  end
+end
 
 -- 3. Render everything in memory.
 local files, errors = {}, {}

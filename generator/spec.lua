@@ -76,6 +76,14 @@ M.op_schema = {
     axes = { list = axis, min = 1 },
     kernels = { list = kernel, min = 1 },
     params = { map = "any" }, -- constants handed to every template of the family
+    -- Tunable params: every value is correct; the tuner times them (docs/tuning.md).
+    knobs = {
+      list = {
+        record = { name = ident, tag = { pattern = "^[%l][%l%d]*$" }, values = { list = "integer", min = 2 },
+                   doc = "string" },
+        required = { "name", "tag", "values" },
+      },
+    },
   },
   required = { "family", "summary", "ops", "rules", "axes", "kernels" },
 }
@@ -98,7 +106,8 @@ M.set_schema = {
     name = ident,
     summary = "string",
     kernels = {
-      list = { map = selector }, -- family=, kind=, and one selector per axis
+      -- family=, kind=, isa=, one selector per axis, and knobs = { NAME = value or list }
+      list = { map = { alt = { selector, { map = { alt = { "integer", { list = "integer", min = 1 } } } } } } },
       min = 1,
     },
   },
@@ -175,6 +184,18 @@ local function cross_check(s, file)
             file, i, f, p)
         end
       end
+    end
+  end
+  for i, k in ipairs(s.knobs or {}) do
+    local def = s.params and s.params[k.name]
+    if def == nil then
+      return false, string.format("%s: field 'knobs[%d].name': %s is not one of params", file, i, k.name)
+    end
+    local found = false
+    for _, v in ipairs(k.values) do if v == def then found = true end end
+    if not found then
+      return false, string.format("%s: field 'knobs[%d].values': the default %s (params.%s) must be one of them",
+        file, i, tostring(def), k.name)
     end
   end
   for i, o in ipairs(s.ops) do
