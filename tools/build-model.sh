@@ -50,6 +50,8 @@ cc = clang
 target_cflags = -O2 -g
 target_ldflags = -lm
 include ninja/model.ninja
+build $h/obj/model/kfg_model.o: cc $out/gen/kfg_model.c
+build $h/obj/model/runner.o: cc tools/model/runner.c
 build $h/obj/model/check.o: cc tools/model/check.c
 build $h/obj/model/bngrad_ref.o: cc tests/ref/bngrad_ref.c
 build $h/obj/model/dwbpi_ref.o: cc tests/ref/dwbpi_ref.c
@@ -86,6 +88,8 @@ cc = $t_cc
 target_cflags = $t_cflags $pico -DPICOLIBC_INTEGER_PRINTF_SCANF
 target_ldflags = $t_mem $trap_heap -Wl,--gc-sections -lm
 include ninja/model.ninja
+build $m/obj/model/kfg_model.o: cc $out/gen/kfg_model.c
+build $m/obj/model/runner.o: cc tools/model/runner.c
 build $m/obj/mcu/main.o: cc mcu/main.c
   cflags = \$cflags -DKFM_ARENA_BYTES=$arena
 build $out/image.elf: link $m/obj/mcu/main.o $m/obj/model/kfg_model.o $m/obj/model/runner.o $m/libkforge.a
