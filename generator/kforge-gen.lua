@@ -275,7 +275,8 @@ files[#files + 1] = { path = "sources.ninja", text = emit.ninja_fragment(csrc, s
 local n, werr = output.commit(opt.out, files)
 if not n then fail(werr) end
 if opt.depfile then
-  for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes", "model" }) do
+  for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes", "model",
+                       "tuning" }) do
     deps[#deps + 1] = script_dir .. "/" .. m .. ".lua"
   end
   deps[#deps + 1] = rel("specs/families.lua")

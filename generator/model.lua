@@ -45,6 +45,7 @@ M.target_schema = {
     cflags = "string",
     mcu = {
       record = {
+        cpu = { pattern = "^[%w_]+:[%w_+]+:[%w_%-]+$" },
         qemu = "string", flash = "integer", flash_size = "integer", ram = "integer", ram_size = "integer",
         systick_hz = "integer",
       },

@@ -16,6 +16,7 @@ command -v lua5.4 >/dev/null 2>&1 || need+=(lua5.4)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+[ -e /usr/include/pthreadpool.h ] || need+=(libpthreadpool-dev)
 [ -x /usr/bin/python3 ] || need+=(python3)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
@@ -75,7 +76,7 @@ run_suite build-gcc build -f ninja/gcc.ninja
 run_suite build-asan build -f ninja/asan.ninja
 
 for cfg in build build-gcc build-asan; do
-  for t in test_api test_npy test_bngrad test_dwbpi; do
+  for t in test_api test_npy test_bngrad test_dwbpi test_nonfinite test_threads test_parallel test_parallel_dwbpi; do
     [ -e "$cfg/tests/$t" ] || { run_suite "$cfg/$t" false; continue; }
     run_suite "$cfg/$t" "$cfg/tests/$t"
   done

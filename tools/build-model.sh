@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds one model's kernel set for one target:
-#   sh tools/build-model.sh MODEL TARGET [--no-fallback] [--run]
+#   sh tools/build-model.sh MODEL TARGET [--no-fallback] [--run] [--tuning FILE] [--tag NAME]
 # MODEL names specs/models/MODEL.lua, TARGET specs/targets/TARGET.lua.
 # Output: build/models/MODEL/TARGET[-nofallback]/
 #   gen/          the generated set: only the model's kernels, its registry,
@@ -14,18 +14,23 @@
 #                 and with --run the instruction count under qemu
 # --run runs the image under qemu-system-arm and requires every output to
 # be bit-identical to the host's run of the same (portable C) kernels.
+# --tuning FILE applies a tuning record for the target (docs/tuning.md);
+# --tag NAME appends -NAME to the build folder (tuning candidates).
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: sh tools/build-model.sh MODEL TARGET [--no-fallback] [--run]" >&2; exit 2; }
 model=$1 target=$2
 shift 2
-nofb= run=
-for a in "$@"; do
-  case $a in
+nofb= run= tuning= tag=
+while [ $# -gt 0 ]; do
+  case $1 in
     --no-fallback) nofb=--no-fallback ;;
     --run) run=1 ;;
-    *) echo "build-model: unknown option $a" >&2; exit 2 ;;
+    --tuning) tuning=$2; shift ;;
+    --tag) tag=$2; shift ;;
+    *) echo "build-model: unknown option $1" >&2; exit 2 ;;
   esac
+  shift
 done
 # A model is named (specs/models/NAME.lua) or given as a path to a manifest.
 case $model in
@@ -33,13 +38,19 @@ case $model in
   *) mfile=specs/models/$model.lua ;;
 esac
 tfile=specs/targets/$target.lua
-out=build/models/$model/$target${nofb:+-nofallback}
+out=build/models/$model/$target${nofb:+-nofallback}${tag:+-$tag}
 mkdir -p "$out"
-
-lua5.4 generator/kforge-gen.lua --quiet --model "$mfile" --target "$tfile" $nofb --out "$out/gen"
 
 # The target's build settings, from its spec.
 eval "$(lua5.4 tools/model/target_env.lua "$tfile")"
+
+if [ -n "$tuning" ]; then
+  [ "$t_mcu" = 1 ] || { echo "build-model: --tuning is for microcontroller targets here; host sets: docs/tuning.md" >&2; exit 2; }
+  lua5.4 generator/kforge-gen.lua --quiet --model "$mfile" --target "$tfile" $nofb --out "$out/gen" \
+    --tuning "$tuning" --cpu "$t_cpu" --cc "$t_cc"
+else
+  lua5.4 generator/kforge-gen.lua --quiet --model "$mfile" --target "$tfile" $nofb --out "$out/gen"
+fi
 
 # ---- host half: validate every instance, check kernels and results -------
 h=$out/host

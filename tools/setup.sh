@@ -9,6 +9,7 @@ command -v lua5.4 >/dev/null 2>&1 || need="$need lua5.4"
 command -v ninja >/dev/null 2>&1 || need="$need ninja-build"
 command -v clang >/dev/null 2>&1 || need="$need clang"
 command -v ar >/dev/null 2>&1 || need="$need binutils"
+[ -e /usr/include/pthreadpool.h ] || need="$need libpthreadpool-dev"
 if [ -n "$need" ]; then
   echo "setup: installing$need"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

@@ -106,10 +106,11 @@ return {
   },
 
   kernels = {
-    { kind = "specialized", axes = { "T", "layout", "mode" }, isas = { "scalar", "avx2", "avx512" },
+    { kind = "specialized", axes = { "T", "layout", "mode" }, isas = { "scalar", "avx2", "avx512", "neon" },
       name = "bngrad_${T}_${layout}_${mode}", template = "bngrad/${layout}.c.in",
       config = "T=${T} layout=${layout} mode=${mode}",
-      doc = "fused two-pass (train) or one-pass (infer) kernels, channel loops unrolled" },
+      doc = "two-pass (train) or one-pass (infer) kernels: fixed-size tasks, register-tiled channels, "
+        .. "deterministic reduction for any thread count, streaming stores for large x_backprop" },
     { kind = "generic", axes = { "T" },
       name = "bngrad_${T}_generic", template = "bngrad/generic.c.in",
       config = "T=${T} layout=any mode=any",
@@ -117,7 +118,22 @@ return {
   },
 
   params = {
-    CT = 8,       -- channel tile of the NHWC kernels
-    BLOCK = 256,  -- rows per partial sum: sums are two-level for accuracy
+    BLOCK = 256,        -- rows (channels last) or vector pairs (channels first) per partial sum
+    L1_ELEMS = 4096,    -- pass-1 sub-block (channels last): rows of at most this many elements
+    TASK = 65536,       -- elements per task (both passes); fixed, so sums never depend on threads
+    PAR_MIN = 262144,   -- fewer elements than this: tasks run on the calling thread
+    NT_MIN = 8388608,   -- x_backprop bytes from which pass 2 uses streaming stores
+  },
+
+  -- Tunable params (docs/tuning.md): every value is correct; tools/tune.lua
+  -- times them. TASK also fixes the reduction partition, so results stay
+  -- independent of the thread count for every value.
+  knobs = {
+    { name = "L1_ELEMS", tag = "l", values = { 1024, 2048, 4096, 8192, 16384 },
+      doc = "pass-1 sub-block (channels last): elements kept hot in L1" },
+    { name = "BLOCK", tag = "b", values = { 64, 128, 256, 512 }, doc = "rows or vector pairs per partial sum" },
+    { name = "TASK", tag = "t", values = { 16384, 65536, 262144 }, doc = "elements per task: the thread work grain" },
+    { name = "NT_MIN", tag = "nt", values = { 1048576, 8388608, 1073741824 },
+      doc = "x_backprop bytes from which pass 2 streams its stores (1 GiB: never)" },
   },
 }

@@ -7,6 +7,7 @@ return {
   cc = "arm-none-eabi-gcc",
   cflags = "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -Os -ffunction-sections -fdata-sections",
   mcu = {
+    cpu = "armv7em:scalar:cortex-m4f-mps2-an386", -- the tuning key: arch:isas:board
     qemu = "qemu-system-arm -M mps2-an386",
     flash = 0x00000000, flash_size = 0x00400000,
     ram = 0x20000000, ram_size = 0x00400000,

@@ -703,7 +703,8 @@ try("depfile: lists exactly the manifest, spec, families.lua, templates and gene
   table.sort(got)
   local want = { TOY .. SET, TOY .. SPEC, TOY .. "/specs/families.lua", TOY .. "/specs/isas.lua", TOY .. SPEC_TPL,
     TOY .. "/templates/toy/generic.c.in" }
-  for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes" }) do
+  for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes", "model",
+                       "tuning" }) do
     want[#want + 1] = TOY .. "/generator/" .. m .. ".lua"
   end
   table.sort(want)

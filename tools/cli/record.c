@@ -59,7 +59,7 @@ static void dims_text(char *dst, size_t n, const int64_t *dims, int rank) {
 
 int record_append(const char *path, const char *instance, kf_op op, const char *const *kv, int nkv, kf_dtype T,
                   const kf_tensor_desc *in, const npy_array *in_data, int nin, char *err, size_t errlen) {
-  char *b = NULL, line[1024], q[512], tmp[4096];
+  char *b = NULL, line[1024], q[512], tmp[512], path_tmp[4096];
   size_t len = 0, cap = 0;
   FILE *f = fopen(path, "rb");
   int rc = -1, first;
@@ -130,21 +130,21 @@ int record_append(const char *path, const char *instance, kf_op op, const char *
   if (!first && add(&b, &len, &cap, " }")) goto oom;
   if (add(&b, &len, &cap, " },\n" FOOTER)) goto oom;
 
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  f = fopen(tmp, "wb");
+  snprintf(path_tmp, sizeof path_tmp, "%s.tmp.%ld", path, (long)getpid());
+  f = fopen(path_tmp, "wb");
   {
     int ok = f && fwrite(b, 1, len, f) == len;
     if (f && fclose(f) != 0) ok = 0;
     f = NULL;
     if (ok) goto written;
-    unlink(tmp);
-    snprintf(err, errlen, "cannot write %s", tmp);
+    unlink(path_tmp);
+    snprintf(err, errlen, "cannot write %s", path_tmp);
     free(b);
     return -1;
   }
 written:
-  if (rename(tmp, path) != 0) {
-    unlink(tmp);
+  if (rename(path_tmp, path) != 0) {
+    unlink(path_tmp);
     snprintf(err, errlen, "cannot replace %s", path);
     free(b);
     return -1;

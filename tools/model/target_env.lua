@@ -8,6 +8,7 @@ local m = t.mcu
 print("t_mcu=" .. (m and "1" or "0"))
 if m then
   print("t_qemu=" .. q(m.qemu))
+  print("t_cpu=" .. q(m.cpu or ""))
   print("t_ram=" .. m.ram_size)
   print("t_mem=" .. q(string.format(
     "-Wl,--defsym=__flash=0x%x -Wl,--defsym=__flash_size=0x%x -Wl,--defsym=__ram=0x%x -Wl,--defsym=__ram_size=0x%x",
