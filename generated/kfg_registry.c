@@ -98,6 +98,54 @@ size_t kfg_bngrad_f32_nhwc_infer__avx2_scratch(const void *args);
 void kfg_bngrad_f32_nhwc_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_train__avx2_scratch(const void *args);
 #endif
+#if defined(__aarch64__)
+void kfg_bngrad_bf16_nchw_infer__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_bf16_nchw_infer__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_bf16_nchw_train__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_bf16_nchw_train__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_bf16_nhwc_infer__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_bf16_nhwc_infer__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_bf16_nhwc_train__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_bf16_nhwc_train__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_f16_nchw_infer__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f16_nchw_infer__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_f16_nchw_train__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f16_nchw_train__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_f16_nhwc_infer__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f16_nhwc_infer__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_f16_nhwc_train__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f16_nhwc_train__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_f32_nchw_infer__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f32_nchw_infer__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_f32_nchw_train__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f32_nchw_train__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_f32_nhwc_infer__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f32_nhwc_infer__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_bngrad_f32_nhwc_train__neon(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f32_nhwc_train__neon_scratch(const void *args);
+#endif
 void kfg_bngrad_bf16_nchw_infer__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_infer__scalar_scratch(const void *args);
 void kfg_bngrad_bf16_nchw_train__scalar(const void *args, const kfi_par *par);
@@ -977,6 +1025,42 @@ const kfi_kernel kfg_registry[] = {
 #endif
 #if defined(__x86_64__)
   { "kfg_bngrad_f32_nhwc_train__avx2", "T=f32 layout=nhwc mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__avx2, kfg_bngrad_f32_nhwc_train__avx2_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_bf16_nchw_infer__neon", "T=bf16 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__neon, kfg_bngrad_bf16_nchw_infer__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_bf16_nchw_train__neon", "T=bf16 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__neon, kfg_bngrad_bf16_nchw_train__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_bf16_nhwc_infer__neon", "T=bf16 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__neon, kfg_bngrad_bf16_nhwc_infer__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_bf16_nhwc_train__neon", "T=bf16 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__neon, kfg_bngrad_bf16_nhwc_train__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_f16_nchw_infer__neon", "T=f16 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__neon, kfg_bngrad_f16_nchw_infer__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_f16_nchw_train__neon", "T=f16 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__neon, kfg_bngrad_f16_nchw_train__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_f16_nhwc_infer__neon", "T=f16 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__neon, kfg_bngrad_f16_nhwc_infer__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_f16_nhwc_train__neon", "T=f16 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__neon, kfg_bngrad_f16_nhwc_train__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_f32_nchw_infer__neon", "T=f32 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__neon, kfg_bngrad_f32_nchw_infer__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_f32_nchw_train__neon", "T=f32 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__neon, kfg_bngrad_f32_nchw_train__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_f32_nhwc_infer__neon", "T=f32 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__neon, kfg_bngrad_f32_nhwc_infer__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_bngrad_f32_nhwc_train__neon", "T=f32 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__neon, kfg_bngrad_f32_nhwc_train__neon_scratch },
 #endif
   { "kfg_bngrad_bf16_nchw_infer__scalar", "T=bf16 layout=nchw mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__scalar, kfg_bngrad_bf16_nchw_infer__scalar_scratch },
   { "kfg_bngrad_bf16_nchw_train__scalar", "T=bf16 layout=nchw mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__scalar, kfg_bngrad_bf16_nchw_train__scalar_scratch },

@@ -13,112 +13,477 @@
 
 void kfg_bngrad_bf16_nhwc_infer__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_infer__avx512_scratch(const void *args);
+#if defined(__GNUC__)
+#define KV_FN static inline __attribute__((unused))
+#else
+#define KV_FN static inline
+#endif
+typedef __m512 kv_f;
+#define KV_W 16
+#define KV_HAS_STREAM 1
+KV_FN kv_f kv_zero(void) { return _mm512_setzero_ps(); }
+KV_FN kv_f kv_set1(float f) { return _mm512_set1_ps(f); }
+KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm512_add_ps(a, b); }
+KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm512_sub_ps(a, b); }
+KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm512_mul_ps(a, b); }
+KV_FN float kv_hsum(kv_f v) {
+  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
+}
+KV_FN __mmask16 kv_mask(int64_t n) { return (__mmask16)((1u << n) - 1u); }
+KV_FN kv_f kv_ldf(const float *p) { return _mm512_loadu_ps(p); }
+KV_FN void kv_stf(float *p, kv_f v) { _mm512_storeu_ps(p, v); }
+KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) { return _mm512_mask_loadu_ps(fill, kv_mask(n), p); }
+KV_FN void kv_stfn(float *p, kv_f v, int64_t n) { _mm512_mask_storeu_ps(p, kv_mask(n), v); }
+KV_FN void kv_sfence(void) { _mm_sfence(); }
+#define KV_VBYTES 32
+KV_FN kv_f kv_cvt_in(__m256i h) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
+KV_FN __m256i kv_cvt_out(kv_f v) {
+  const __m512i x = _mm512_castps_si512(v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))), 16);
+  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x40)));
+  return _mm512_cvtepi32_epi16(r);
+}
+KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm256_loadu_si256((const __m256i *)p)); }
+KV_FN void kv_st(uint16_t *p, kv_f v) { _mm256_storeu_si256((__m256i *)p, kv_cvt_out(v)); }
+KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
+  return _mm512_mask_blend_ps(kv_mask(n), fill, kv_cvt_in(_mm256_maskz_loadu_epi16(kv_mask(n), p)));
+}
+KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) { _mm256_mask_storeu_epi16(p, kv_mask(n), kv_cvt_out(v)); }
+KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm256_stream_si256((__m256i *)p, kv_cvt_out(v)); }
+
+typedef struct kfg_bngrad_bf16_nhwc_infer__avx512_ctx {
+  const kfi_bngrad_args *a;
+  const uint16_t *dy, *x;
+  uint16_t *dx;
+  int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
+  const float *mean, *k1, *dym, *k2;
+  float *part;                   /* per task: [2][C] (rows) or per plane [2] */
+  int stream;                    /* streaming stores for x_backprop */
+} kfg_bngrad_bf16_nhwc_infer__avx512_ctx;
+
+/* Rows per task (channels last); shape only. */
+static int64_t kfg_bngrad_bf16_nhwc_infer__avx512_rpt(int64_t C) {
+  const int64_t r = (65536 + C - 1) / C;
+  return r < 1 ? 1 : r;
+}
+
+/* Scratch floats: coefficients [4][C], then the partial sums. */
+static size_t kfg_bngrad_bf16_nhwc_infer__avx512_scratch_floats(const kfi_bngrad_args *a) {
+  const int64_t C = a->c;
+  {
+    const int64_t M = a->n * a->s, rpt = kfg_bngrad_bf16_nhwc_infer__avx512_rpt(C);
+    return (size_t)(4 * C + 2 * C * ((M + rpt - 1) / rpt));
+  }
+}
 
 size_t kfg_bngrad_bf16_nhwc_infer__avx512_scratch(const void *args) {
-  const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
-  return (size_t)a->c * 2 * sizeof(float);
+  return kfg_bngrad_bf16_nhwc_infer__avx512_scratch_floats((const kfi_bngrad_args *)args) * sizeof(float);
+}
+
+/* ---- channels last: rows of C ---- */
+/* Pass 1 over rows [r0, r1) for channels [c, c + 8 * KV_W). */
+static void kfg_bngrad_bf16_nhwc_infer__avx512_p1_8(const kfg_bngrad_bf16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  int64_t r;
+  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  kv_f d1 = kv_zero(), p1 = kv_zero();
+  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
+  kv_f d2 = kv_zero(), p2 = kv_zero();
+  const kv_f q2 = kv_ldf(t->k1 + c + 2 * KV_W);
+  const kv_f m3 = kv_ldf(t->mean + c + 3 * KV_W);
+  kv_f d3 = kv_zero(), p3 = kv_zero();
+  const kv_f q3 = kv_ldf(t->k1 + c + 3 * KV_W);
+  const kv_f m4 = kv_ldf(t->mean + c + 4 * KV_W);
+  kv_f d4 = kv_zero(), p4 = kv_zero();
+  const kv_f q4 = kv_ldf(t->k1 + c + 4 * KV_W);
+  const kv_f m5 = kv_ldf(t->mean + c + 5 * KV_W);
+  kv_f d5 = kv_zero(), p5 = kv_zero();
+  const kv_f q5 = kv_ldf(t->k1 + c + 5 * KV_W);
+  const kv_f m6 = kv_ldf(t->mean + c + 6 * KV_W);
+  kv_f d6 = kv_zero(), p6 = kv_zero();
+  const kv_f q6 = kv_ldf(t->k1 + c + 6 * KV_W);
+  const kv_f m7 = kv_ldf(t->mean + c + 7 * KV_W);
+  kv_f d7 = kv_zero(), p7 = kv_zero();
+  const kv_f q7 = kv_ldf(t->k1 + c + 7 * KV_W);
+  for (r = r0; r < r1; r++) {
+    {
+      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+    }
+    {
+      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      d1 = kv_add(d1, g);
+      p1 = kv_add(p1, kv_mul(g, xc));
+      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+    }
+    {
+      const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
+      d2 = kv_add(d2, g);
+      p2 = kv_add(p2, kv_mul(g, xc));
+      kv_st(dx + 2 * KV_W, kv_mul(g, q2));
+    }
+    {
+      const kv_f g = kv_ld(dy + 3 * KV_W), xc = kv_sub(kv_ld(x + 3 * KV_W), m3);
+      d3 = kv_add(d3, g);
+      p3 = kv_add(p3, kv_mul(g, xc));
+      kv_st(dx + 3 * KV_W, kv_mul(g, q3));
+    }
+    {
+      const kv_f g = kv_ld(dy + 4 * KV_W), xc = kv_sub(kv_ld(x + 4 * KV_W), m4);
+      d4 = kv_add(d4, g);
+      p4 = kv_add(p4, kv_mul(g, xc));
+      kv_st(dx + 4 * KV_W, kv_mul(g, q4));
+    }
+    {
+      const kv_f g = kv_ld(dy + 5 * KV_W), xc = kv_sub(kv_ld(x + 5 * KV_W), m5);
+      d5 = kv_add(d5, g);
+      p5 = kv_add(p5, kv_mul(g, xc));
+      kv_st(dx + 5 * KV_W, kv_mul(g, q5));
+    }
+    {
+      const kv_f g = kv_ld(dy + 6 * KV_W), xc = kv_sub(kv_ld(x + 6 * KV_W), m6);
+      d6 = kv_add(d6, g);
+      p6 = kv_add(p6, kv_mul(g, xc));
+      kv_st(dx + 6 * KV_W, kv_mul(g, q6));
+    }
+    {
+      const kv_f g = kv_ld(dy + 7 * KV_W), xc = kv_sub(kv_ld(x + 7 * KV_W), m7);
+      d7 = kv_add(d7, g);
+      p7 = kv_add(p7, kv_mul(g, xc));
+      kv_st(dx + 7 * KV_W, kv_mul(g, q7));
+    }
+    dy += C;
+    x += C;
+    dx += C;
+  }
+  if (first) {
+    kv_stf(ps + c + 0 * KV_W, d0);
+    kv_stf(ps + C + c + 0 * KV_W, p0);
+  } else {
+    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
+    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
+  }
+  if (first) {
+    kv_stf(ps + c + 1 * KV_W, d1);
+    kv_stf(ps + C + c + 1 * KV_W, p1);
+  } else {
+    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
+    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
+  }
+  if (first) {
+    kv_stf(ps + c + 2 * KV_W, d2);
+    kv_stf(ps + C + c + 2 * KV_W, p2);
+  } else {
+    kv_stf(ps + c + 2 * KV_W, kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+    kv_stf(ps + C + c + 2 * KV_W, kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
+  }
+  if (first) {
+    kv_stf(ps + c + 3 * KV_W, d3);
+    kv_stf(ps + C + c + 3 * KV_W, p3);
+  } else {
+    kv_stf(ps + c + 3 * KV_W, kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+    kv_stf(ps + C + c + 3 * KV_W, kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
+  }
+  if (first) {
+    kv_stf(ps + c + 4 * KV_W, d4);
+    kv_stf(ps + C + c + 4 * KV_W, p4);
+  } else {
+    kv_stf(ps + c + 4 * KV_W, kv_add(kv_ldf(ps + c + 4 * KV_W), d4));
+    kv_stf(ps + C + c + 4 * KV_W, kv_add(kv_ldf(ps + C + c + 4 * KV_W), p4));
+  }
+  if (first) {
+    kv_stf(ps + c + 5 * KV_W, d5);
+    kv_stf(ps + C + c + 5 * KV_W, p5);
+  } else {
+    kv_stf(ps + c + 5 * KV_W, kv_add(kv_ldf(ps + c + 5 * KV_W), d5));
+    kv_stf(ps + C + c + 5 * KV_W, kv_add(kv_ldf(ps + C + c + 5 * KV_W), p5));
+  }
+  if (first) {
+    kv_stf(ps + c + 6 * KV_W, d6);
+    kv_stf(ps + C + c + 6 * KV_W, p6);
+  } else {
+    kv_stf(ps + c + 6 * KV_W, kv_add(kv_ldf(ps + c + 6 * KV_W), d6));
+    kv_stf(ps + C + c + 6 * KV_W, kv_add(kv_ldf(ps + C + c + 6 * KV_W), p6));
+  }
+  if (first) {
+    kv_stf(ps + c + 7 * KV_W, d7);
+    kv_stf(ps + C + c + 7 * KV_W, p7);
+  } else {
+    kv_stf(ps + c + 7 * KV_W, kv_add(kv_ldf(ps + c + 7 * KV_W), d7));
+    kv_stf(ps + C + c + 7 * KV_W, kv_add(kv_ldf(ps + C + c + 7 * KV_W), p7));
+  }
+}
+/* Pass 1 over rows [r0, r1) for channels [c, c + 4 * KV_W). */
+static void kfg_bngrad_bf16_nhwc_infer__avx512_p1_4(const kfg_bngrad_bf16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  int64_t r;
+  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  kv_f d1 = kv_zero(), p1 = kv_zero();
+  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
+  kv_f d2 = kv_zero(), p2 = kv_zero();
+  const kv_f q2 = kv_ldf(t->k1 + c + 2 * KV_W);
+  const kv_f m3 = kv_ldf(t->mean + c + 3 * KV_W);
+  kv_f d3 = kv_zero(), p3 = kv_zero();
+  const kv_f q3 = kv_ldf(t->k1 + c + 3 * KV_W);
+  for (r = r0; r < r1; r++) {
+    {
+      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+    }
+    {
+      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      d1 = kv_add(d1, g);
+      p1 = kv_add(p1, kv_mul(g, xc));
+      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+    }
+    {
+      const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
+      d2 = kv_add(d2, g);
+      p2 = kv_add(p2, kv_mul(g, xc));
+      kv_st(dx + 2 * KV_W, kv_mul(g, q2));
+    }
+    {
+      const kv_f g = kv_ld(dy + 3 * KV_W), xc = kv_sub(kv_ld(x + 3 * KV_W), m3);
+      d3 = kv_add(d3, g);
+      p3 = kv_add(p3, kv_mul(g, xc));
+      kv_st(dx + 3 * KV_W, kv_mul(g, q3));
+    }
+    dy += C;
+    x += C;
+    dx += C;
+  }
+  if (first) {
+    kv_stf(ps + c + 0 * KV_W, d0);
+    kv_stf(ps + C + c + 0 * KV_W, p0);
+  } else {
+    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
+    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
+  }
+  if (first) {
+    kv_stf(ps + c + 1 * KV_W, d1);
+    kv_stf(ps + C + c + 1 * KV_W, p1);
+  } else {
+    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
+    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
+  }
+  if (first) {
+    kv_stf(ps + c + 2 * KV_W, d2);
+    kv_stf(ps + C + c + 2 * KV_W, p2);
+  } else {
+    kv_stf(ps + c + 2 * KV_W, kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+    kv_stf(ps + C + c + 2 * KV_W, kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
+  }
+  if (first) {
+    kv_stf(ps + c + 3 * KV_W, d3);
+    kv_stf(ps + C + c + 3 * KV_W, p3);
+  } else {
+    kv_stf(ps + c + 3 * KV_W, kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+    kv_stf(ps + C + c + 3 * KV_W, kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
+  }
+}
+/* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
+static void kfg_bngrad_bf16_nhwc_infer__avx512_p1_2(const kfg_bngrad_bf16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  int64_t r;
+  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  kv_f d1 = kv_zero(), p1 = kv_zero();
+  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  for (r = r0; r < r1; r++) {
+    {
+      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+    }
+    {
+      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      d1 = kv_add(d1, g);
+      p1 = kv_add(p1, kv_mul(g, xc));
+      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+    }
+    dy += C;
+    x += C;
+    dx += C;
+  }
+  if (first) {
+    kv_stf(ps + c + 0 * KV_W, d0);
+    kv_stf(ps + C + c + 0 * KV_W, p0);
+  } else {
+    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
+    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
+  }
+  if (first) {
+    kv_stf(ps + c + 1 * KV_W, d1);
+    kv_stf(ps + C + c + 1 * KV_W, p1);
+  } else {
+    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
+    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
+  }
+}
+/* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
+static void kfg_bngrad_bf16_nhwc_infer__avx512_p1_1(const kfg_bngrad_bf16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  int64_t r;
+  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  for (r = r0; r < r1; r++) {
+    {
+      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+    }
+    dy += C;
+    x += C;
+    dx += C;
+  }
+  if (first) {
+    kv_stf(ps + c + 0 * KV_W, d0);
+    kv_stf(ps + C + c + 0 * KV_W, p0);
+  } else {
+    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
+    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
+  }
+}
+
+#if KV_W > 1
+/* Pass 1 for the last n < KV_W channels. */
+static void kfg_bngrad_bf16_nhwc_infer__avx512_p1_tail(const kfg_bngrad_bf16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  const kv_f q = kv_ldfn(t->k1 + c, n, kv_zero());
+  const kv_f m = kv_ldfn(t->mean + c, n, kv_zero());
+  kv_f d = kv_zero(), p = kv_zero();
+  int64_t r;
+  for (r = r0; r < r1; r++) {
+    const kv_f g = kv_ldn(dy, n, kv_zero()), xc = kv_sub(kv_ldn(x, n, m), m);
+    d = kv_add(d, g);
+    p = kv_add(p, kv_mul(g, xc));
+    kv_stn(dx, kv_mul(g, q), n);
+    dx += C;
+    dy += C;
+    x += C;
+  }
+  if (first) {
+    kv_stfn(ps + c, d, n);
+    kv_stfn(ps + C + c, p, n);
+  } else {
+    kv_stfn(ps + c, kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
+    kv_stfn(ps + C + c, kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
+  }
+}
+#endif
+
+/* Pass 1, task i: rows [i * rpt, ...), BLOCK rows at a time, into part[i]. */
+static void kfg_bngrad_bf16_nhwc_infer__avx512_rows_p1(void *ctx, size_t i) {
+  const kfg_bngrad_bf16_nhwc_infer__avx512_ctx *t = (const kfg_bngrad_bf16_nhwc_infer__avx512_ctx *)ctx;
+  const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
+  float *ps = t->part + (int64_t)i * 2 * C;
+  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements: the channel
+     tiles after the first find the sub-block's rows in L1 */
+  const int64_t rb0 = 4096 / C, rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
+  int64_t b0, c;
+  for (b0 = r0; b0 < r1; b0 += rb) {
+    const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
+    const int first = b0 == r0;
+    c = 0;
+    for (; c + 8 * KV_W <= C; c += 8 * KV_W) kfg_bngrad_bf16_nhwc_infer__avx512_p1_8(t, b0, b1, c, ps, first);
+    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_bf16_nhwc_infer__avx512_p1_4(t, b0, b1, c, ps, first);
+    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_bf16_nhwc_infer__avx512_p1_2(t, b0, b1, c, ps, first);
+    for (; c + 1 * KV_W <= C; c += 1 * KV_W) kfg_bngrad_bf16_nhwc_infer__avx512_p1_1(t, b0, b1, c, ps, first);
+#if KV_W > 1
+    if (c < C) kfg_bngrad_bf16_nhwc_infer__avx512_p1_tail(t, b0, b1, c, C - c, ps, first);
+#endif
+  }
 }
 
 void kfg_bngrad_bf16_nhwc_infer__avx512(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
-  const uint16_t *dy = (const uint16_t *)a->dy;
-  const uint16_t *x = (const uint16_t *)a->x;
-  uint16_t *dx = (uint16_t *)a->dx;
-  const float *mean = a->mean;
   const int64_t C = a->c, M = a->n * a->s;
-  float *coef0 = (float *)a->scratch;    /* rsqrt(var + eps) */
-  float *sxc = coef0 + C;                /* sum dy*(x - mean) */
-  int64_t c, r0, r;
+  float *coef = (float *)a->scratch;
+  float *k = coef, *k1 = coef + C, *dym = coef + 2 * C, *k2 = coef + 3 * C;
+  /* small problems run on the calling thread: same tasks, same bits */
+  const kfi_par *pp = M * C >= 262144 ? par : NULL;
+  kfg_bngrad_bf16_nhwc_infer__avx512_ctx t;
+  int64_t c, b;
+  int planes = 0;
 
+  (void)planes;
+  t.a = a;
+  t.dy = (const uint16_t *)a->dy;
+  t.x = (const uint16_t *)a->x;
+  t.dx = (uint16_t *)a->dx;
+  t.C = C;
+  t.S = a->s;
+  t.mean = a->mean;
+  t.k1 = k1;
+  t.dym = dym;
+  t.k2 = k2;
+  t.part = coef + 4 * C;
+  {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
+    t.M = M;
+    t.rpt = kfg_bngrad_bf16_nhwc_infer__avx512_rpt(C);
+  }
+  t.ntask = (t.M + t.rpt - 1) / t.rpt;
+  t.stream = 0;
   for (c = 0; c < C; c++) {
-    coef0[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
-    a->dscale[c] = 0.0f;
-    a->doffset[c] = 0.0f;
-    sxc[c] = 0.0f;
+    k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
+    k1[c] = k[c] * a->scale[c];
   }
-  /* Pass 1: per-channel sums, BLOCK rows at a time, CT channels in registers. */
-  for (r0 = 0; r0 < M; r0 += 256) {
-    const int64_t r1 = r0 + 256 < M ? r0 + 256 : M;
-    for (c = 0; c + 8 <= C; c += 8) {
-      const float m0 = mean[c + 0];
-      float sd0 = 0.0f, sx0 = 0.0f;
-      const float m1 = mean[c + 1];
-      float sd1 = 0.0f, sx1 = 0.0f;
-      const float m2 = mean[c + 2];
-      float sd2 = 0.0f, sx2 = 0.0f;
-      const float m3 = mean[c + 3];
-      float sd3 = 0.0f, sx3 = 0.0f;
-      const float m4 = mean[c + 4];
-      float sd4 = 0.0f, sx4 = 0.0f;
-      const float m5 = mean[c + 5];
-      float sd5 = 0.0f, sx5 = 0.0f;
-      const float m6 = mean[c + 6];
-      float sd6 = 0.0f, sx6 = 0.0f;
-      const float m7 = mean[c + 7];
-      float sd7 = 0.0f, sx7 = 0.0f;
-      for (r = r0; r < r1; r++) {
-        const uint16_t *dyr = dy + r * C + c, *xr = x + r * C + c;
-        { const float g = kfi_ld_bf16(dyr[0]), xc = kfi_ld_bf16(xr[0]) - m0;
-          sd0 += g; sx0 += g * xc; }
-        { const float g = kfi_ld_bf16(dyr[1]), xc = kfi_ld_bf16(xr[1]) - m1;
-          sd1 += g; sx1 += g * xc; }
-        { const float g = kfi_ld_bf16(dyr[2]), xc = kfi_ld_bf16(xr[2]) - m2;
-          sd2 += g; sx2 += g * xc; }
-        { const float g = kfi_ld_bf16(dyr[3]), xc = kfi_ld_bf16(xr[3]) - m3;
-          sd3 += g; sx3 += g * xc; }
-        { const float g = kfi_ld_bf16(dyr[4]), xc = kfi_ld_bf16(xr[4]) - m4;
-          sd4 += g; sx4 += g * xc; }
-        { const float g = kfi_ld_bf16(dyr[5]), xc = kfi_ld_bf16(xr[5]) - m5;
-          sd5 += g; sx5 += g * xc; }
-        { const float g = kfi_ld_bf16(dyr[6]), xc = kfi_ld_bf16(xr[6]) - m6;
-          sd6 += g; sx6 += g * xc; }
-        { const float g = kfi_ld_bf16(dyr[7]), xc = kfi_ld_bf16(xr[7]) - m7;
-          sd7 += g; sx7 += g * xc; }
-      }
-      a->doffset[c + 0] += sd0; sxc[c + 0] += sx0;
-      a->doffset[c + 1] += sd1; sxc[c + 1] += sx1;
-      a->doffset[c + 2] += sd2; sxc[c + 2] += sx2;
-      a->doffset[c + 3] += sd3; sxc[c + 3] += sx3;
-      a->doffset[c + 4] += sd4; sxc[c + 4] += sx4;
-      a->doffset[c + 5] += sd5; sxc[c + 5] += sx5;
-      a->doffset[c + 6] += sd6; sxc[c + 6] += sx6;
-      a->doffset[c + 7] += sd7; sxc[c + 7] += sx7;
-    }
-    for (; c < C; c++) { /* channel tail */
-      const float m = mean[c], k = coef0[c];
-      float sd = 0.0f, sx = 0.0f, sh = 0.0f;
-      for (r = r0; r < r1; r++) {
-        const float g = kfi_ld_bf16(dy[r * C + c]), xc = kfi_ld_bf16(x[r * C + c]) - m;
-        sd += g;
-        sx += g * xc;
-        sh += g * (xc * k);
-      }
-      a->doffset[c] += sd;
-      sxc[c] += sx;
-      (void)sh;
-    }
-  }
-  /* Frozen statistics: dx = dy * (coef0 * scale); scale_backprop = sum(dy*xc) * coef0. */
+
+  /* Pass 1 (and x_backprop for inference). */
+  kfi_parallel_for(pp, kfg_bngrad_bf16_nhwc_infer__avx512_rows_p1, &t, (size_t)t.ntask);
+
+  /* Reduce the task partials in task order. */
   for (c = 0; c < C; c++) {
-    a->dscale[c] = sxc[c] * coef0[c];
-    coef0[c] = coef0[c] * a->scale[c];
-  }
-  for (r = 0; r < M; r++) {
-    const uint16_t *dyr = dy + r * C;
-    uint16_t *dxr = dx + r * C;
-    for (c = 0; c + 8 <= C; c += 8) {
-      dxr[c + 0] = kfi_st_bf16(kfi_ld_bf16(dyr[c + 0]) * coef0[c + 0]);
-      dxr[c + 1] = kfi_st_bf16(kfi_ld_bf16(dyr[c + 1]) * coef0[c + 1]);
-      dxr[c + 2] = kfi_st_bf16(kfi_ld_bf16(dyr[c + 2]) * coef0[c + 2]);
-      dxr[c + 3] = kfi_st_bf16(kfi_ld_bf16(dyr[c + 3]) * coef0[c + 3]);
-      dxr[c + 4] = kfi_st_bf16(kfi_ld_bf16(dyr[c + 4]) * coef0[c + 4]);
-      dxr[c + 5] = kfi_st_bf16(kfi_ld_bf16(dyr[c + 5]) * coef0[c + 5]);
-      dxr[c + 6] = kfi_st_bf16(kfi_ld_bf16(dyr[c + 6]) * coef0[c + 6]);
-      dxr[c + 7] = kfi_st_bf16(kfi_ld_bf16(dyr[c + 7]) * coef0[c + 7]);
+    float sd, sx;
+    {
+      const float *q = t.part + c;
+      sd = q[0];
+      sx = q[C];
+      for (b = 1; b < t.ntask; b++) {
+        sd += q[2 * b * C];
+        sx += q[2 * b * C + C];
+      }
     }
-    for (; c < C; c++) dxr[c] = kfi_st_bf16(kfi_ld_bf16(dyr[c]) * coef0[c]);
+    a->doffset[c] = sd;
+    a->dscale[c] = sx * k[c];
   }
+  (void)b;
 }
 
 #if defined(__clang__)

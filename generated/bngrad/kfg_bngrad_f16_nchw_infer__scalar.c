@@ -4,94 +4,551 @@
 
 void kfg_bngrad_f16_nchw_infer__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_infer__scalar_scratch(const void *args);
-
-size_t kfg_bngrad_f16_nchw_infer__scalar_scratch(const void *args) {
-  (void)args;
-  return 0;
+#if defined(__GNUC__)
+#define KV_FN static inline __attribute__((unused))
+#else
+#define KV_FN static inline
+#endif
+typedef float kv_f;
+#define KV_W 1
+#define KV_HAS_STREAM 0
+#define KV_VBYTES 2
+KV_FN kv_f kv_zero(void) { return 0.0f; }
+KV_FN kv_f kv_set1(float f) { return f; }
+KV_FN kv_f kv_add(kv_f a, kv_f b) { return a + b; }
+KV_FN kv_f kv_sub(kv_f a, kv_f b) { return a - b; }
+KV_FN kv_f kv_mul(kv_f a, kv_f b) { return a * b; }
+KV_FN float kv_hsum(kv_f v) { return v; }
+KV_FN kv_f kv_ldf(const float *p) { return *p; }
+KV_FN void kv_stf(float *p, kv_f v) { *p = v; }
+KV_FN void kv_sfence(void) {}
+KV_FN kv_f kv_ld(const uint16_t *p) { return kfi_ld_f16(*p); }
+KV_FN void kv_st(uint16_t *p, kv_f v) { *p = kfi_st_f16(v); }
+KV_FN void kv_stream(uint16_t *p, kv_f v) { kv_st(p, v); }
+KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = p[i];
+  return kv_ldf(t);
+}
+KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = t[i];
+}
+KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = kfi_ld_f16(p[i]);
+  return kv_ldf(t);
+}
+KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = kfi_st_f16(t[i]);
 }
 
-/* Sums of dy, dy*xc and (train) dy*(xc*k) over one plane. */
-static void kfg_bngrad_f16_nchw_infer__scalar_plane(const uint16_t *dy, const uint16_t *x, int64_t S, float m, float k,
-                            float *sd, float *sx, float *sh) {
-  int64_t i0 = 0, i;
-  (void)k;
-  while (i0 + 8 <= S) {
-    const int64_t i1 = S - i0 >= (int64_t)2048 ? i0 + 2048 : i0 + (S - i0) / 8 * 8;
-    float d0 = 0.0f, p0 = 0.0f, h0 = 0.0f;
-    float d1 = 0.0f, p1 = 0.0f, h1 = 0.0f;
-    float d2 = 0.0f, p2 = 0.0f, h2 = 0.0f;
-    float d3 = 0.0f, p3 = 0.0f, h3 = 0.0f;
-    float d4 = 0.0f, p4 = 0.0f, h4 = 0.0f;
-    float d5 = 0.0f, p5 = 0.0f, h5 = 0.0f;
-    float d6 = 0.0f, p6 = 0.0f, h6 = 0.0f;
-    float d7 = 0.0f, p7 = 0.0f, h7 = 0.0f;
-    for (i = i0; i < i1; i += 8) {
-      { const float g = kfi_ld_f16(dy[i + 0]), xc = kfi_ld_f16(x[i + 0]) - m;
-        d0 += g; p0 += g * xc; }
-      { const float g = kfi_ld_f16(dy[i + 1]), xc = kfi_ld_f16(x[i + 1]) - m;
-        d1 += g; p1 += g * xc; }
-      { const float g = kfi_ld_f16(dy[i + 2]), xc = kfi_ld_f16(x[i + 2]) - m;
-        d2 += g; p2 += g * xc; }
-      { const float g = kfi_ld_f16(dy[i + 3]), xc = kfi_ld_f16(x[i + 3]) - m;
-        d3 += g; p3 += g * xc; }
-      { const float g = kfi_ld_f16(dy[i + 4]), xc = kfi_ld_f16(x[i + 4]) - m;
-        d4 += g; p4 += g * xc; }
-      { const float g = kfi_ld_f16(dy[i + 5]), xc = kfi_ld_f16(x[i + 5]) - m;
-        d5 += g; p5 += g * xc; }
-      { const float g = kfi_ld_f16(dy[i + 6]), xc = kfi_ld_f16(x[i + 6]) - m;
-        d6 += g; p6 += g * xc; }
-      { const float g = kfi_ld_f16(dy[i + 7]), xc = kfi_ld_f16(x[i + 7]) - m;
-        d7 += g; p7 += g * xc; }
+typedef struct kfg_bngrad_f16_nchw_infer__scalar_ctx {
+  const kfi_bngrad_args *a;
+  const uint16_t *dy, *x;
+  uint16_t *dx;
+  int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
+  const float *mean, *k1, *dym, *k2;
+  float *part;                   /* per task: [2][C] (rows) or per plane [2] */
+  int stream;                    /* streaming stores for x_backprop */
+} kfg_bngrad_f16_nchw_infer__scalar_ctx;
+
+/* Rows per task (channels last); shape only. */
+static int64_t kfg_bngrad_f16_nchw_infer__scalar_rpt(int64_t C) {
+  const int64_t r = (65536 + C - 1) / C;
+  return r < 1 ? 1 : r;
+}
+
+/* Planes per task (channels first). */
+static int64_t kfg_bngrad_f16_nchw_infer__scalar_ppt(int64_t S) {
+  const int64_t r = (65536 + S - 1) / S;
+  return r < 1 ? 1 : r;
+}
+
+/* Scratch floats: coefficients [4][C], then the partial sums. */
+static size_t kfg_bngrad_f16_nchw_infer__scalar_scratch_floats(const kfi_bngrad_args *a) {
+  const int64_t C = a->c;
+  if (a->s > 1) return (size_t)(4 * C + 2 * a->n * C);
+  {
+    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f16_nchw_infer__scalar_rpt(C);
+    return (size_t)(4 * C + 2 * C * ((M + rpt - 1) / rpt));
+  }
+}
+
+size_t kfg_bngrad_f16_nchw_infer__scalar_scratch(const void *args) {
+  return kfg_bngrad_f16_nchw_infer__scalar_scratch_floats((const kfi_bngrad_args *)args) * sizeof(float);
+}
+
+/* ---- channels last: rows of C ---- */
+/* Pass 1 over rows [r0, r1) for channels [c, c + 8 * KV_W). */
+static void kfg_bngrad_f16_nchw_infer__scalar_p1_8(const kfg_bngrad_f16_nchw_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  int64_t r;
+  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  kv_f d1 = kv_zero(), p1 = kv_zero();
+  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
+  kv_f d2 = kv_zero(), p2 = kv_zero();
+  const kv_f q2 = kv_ldf(t->k1 + c + 2 * KV_W);
+  const kv_f m3 = kv_ldf(t->mean + c + 3 * KV_W);
+  kv_f d3 = kv_zero(), p3 = kv_zero();
+  const kv_f q3 = kv_ldf(t->k1 + c + 3 * KV_W);
+  const kv_f m4 = kv_ldf(t->mean + c + 4 * KV_W);
+  kv_f d4 = kv_zero(), p4 = kv_zero();
+  const kv_f q4 = kv_ldf(t->k1 + c + 4 * KV_W);
+  const kv_f m5 = kv_ldf(t->mean + c + 5 * KV_W);
+  kv_f d5 = kv_zero(), p5 = kv_zero();
+  const kv_f q5 = kv_ldf(t->k1 + c + 5 * KV_W);
+  const kv_f m6 = kv_ldf(t->mean + c + 6 * KV_W);
+  kv_f d6 = kv_zero(), p6 = kv_zero();
+  const kv_f q6 = kv_ldf(t->k1 + c + 6 * KV_W);
+  const kv_f m7 = kv_ldf(t->mean + c + 7 * KV_W);
+  kv_f d7 = kv_zero(), p7 = kv_zero();
+  const kv_f q7 = kv_ldf(t->k1 + c + 7 * KV_W);
+  for (r = r0; r < r1; r++) {
+    {
+      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
     }
-    *sd += (((d0 + d1) + (d2 + d3)) + ((d4 + d5) + (d6 + d7)));
-    *sx += (((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)));
-    (void)h0;
-    (void)h1;
-    (void)h2;
-    (void)h3;
-    (void)h4;
-    (void)h5;
-    (void)h6;
-    (void)h7;
-    i0 = i1;
+    {
+      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      d1 = kv_add(d1, g);
+      p1 = kv_add(p1, kv_mul(g, xc));
+      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+    }
+    {
+      const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
+      d2 = kv_add(d2, g);
+      p2 = kv_add(p2, kv_mul(g, xc));
+      kv_st(dx + 2 * KV_W, kv_mul(g, q2));
+    }
+    {
+      const kv_f g = kv_ld(dy + 3 * KV_W), xc = kv_sub(kv_ld(x + 3 * KV_W), m3);
+      d3 = kv_add(d3, g);
+      p3 = kv_add(p3, kv_mul(g, xc));
+      kv_st(dx + 3 * KV_W, kv_mul(g, q3));
+    }
+    {
+      const kv_f g = kv_ld(dy + 4 * KV_W), xc = kv_sub(kv_ld(x + 4 * KV_W), m4);
+      d4 = kv_add(d4, g);
+      p4 = kv_add(p4, kv_mul(g, xc));
+      kv_st(dx + 4 * KV_W, kv_mul(g, q4));
+    }
+    {
+      const kv_f g = kv_ld(dy + 5 * KV_W), xc = kv_sub(kv_ld(x + 5 * KV_W), m5);
+      d5 = kv_add(d5, g);
+      p5 = kv_add(p5, kv_mul(g, xc));
+      kv_st(dx + 5 * KV_W, kv_mul(g, q5));
+    }
+    {
+      const kv_f g = kv_ld(dy + 6 * KV_W), xc = kv_sub(kv_ld(x + 6 * KV_W), m6);
+      d6 = kv_add(d6, g);
+      p6 = kv_add(p6, kv_mul(g, xc));
+      kv_st(dx + 6 * KV_W, kv_mul(g, q6));
+    }
+    {
+      const kv_f g = kv_ld(dy + 7 * KV_W), xc = kv_sub(kv_ld(x + 7 * KV_W), m7);
+      d7 = kv_add(d7, g);
+      p7 = kv_add(p7, kv_mul(g, xc));
+      kv_st(dx + 7 * KV_W, kv_mul(g, q7));
+    }
+    dy += C;
+    x += C;
+    dx += C;
   }
-  for (i = i0; i < S; i++) { /* tail */
-    const float g = kfi_ld_f16(dy[i]), xc = kfi_ld_f16(x[i]) - m;
-    *sd += g;
-    *sx += g * xc;
-    *sh += g * (xc * k);
+  if (first) {
+    kv_stf(ps + c + 0 * KV_W, d0);
+    kv_stf(ps + C + c + 0 * KV_W, p0);
+  } else {
+    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
+    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
   }
+  if (first) {
+    kv_stf(ps + c + 1 * KV_W, d1);
+    kv_stf(ps + C + c + 1 * KV_W, p1);
+  } else {
+    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
+    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
+  }
+  if (first) {
+    kv_stf(ps + c + 2 * KV_W, d2);
+    kv_stf(ps + C + c + 2 * KV_W, p2);
+  } else {
+    kv_stf(ps + c + 2 * KV_W, kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+    kv_stf(ps + C + c + 2 * KV_W, kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
+  }
+  if (first) {
+    kv_stf(ps + c + 3 * KV_W, d3);
+    kv_stf(ps + C + c + 3 * KV_W, p3);
+  } else {
+    kv_stf(ps + c + 3 * KV_W, kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+    kv_stf(ps + C + c + 3 * KV_W, kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
+  }
+  if (first) {
+    kv_stf(ps + c + 4 * KV_W, d4);
+    kv_stf(ps + C + c + 4 * KV_W, p4);
+  } else {
+    kv_stf(ps + c + 4 * KV_W, kv_add(kv_ldf(ps + c + 4 * KV_W), d4));
+    kv_stf(ps + C + c + 4 * KV_W, kv_add(kv_ldf(ps + C + c + 4 * KV_W), p4));
+  }
+  if (first) {
+    kv_stf(ps + c + 5 * KV_W, d5);
+    kv_stf(ps + C + c + 5 * KV_W, p5);
+  } else {
+    kv_stf(ps + c + 5 * KV_W, kv_add(kv_ldf(ps + c + 5 * KV_W), d5));
+    kv_stf(ps + C + c + 5 * KV_W, kv_add(kv_ldf(ps + C + c + 5 * KV_W), p5));
+  }
+  if (first) {
+    kv_stf(ps + c + 6 * KV_W, d6);
+    kv_stf(ps + C + c + 6 * KV_W, p6);
+  } else {
+    kv_stf(ps + c + 6 * KV_W, kv_add(kv_ldf(ps + c + 6 * KV_W), d6));
+    kv_stf(ps + C + c + 6 * KV_W, kv_add(kv_ldf(ps + C + c + 6 * KV_W), p6));
+  }
+  if (first) {
+    kv_stf(ps + c + 7 * KV_W, d7);
+    kv_stf(ps + C + c + 7 * KV_W, p7);
+  } else {
+    kv_stf(ps + c + 7 * KV_W, kv_add(kv_ldf(ps + c + 7 * KV_W), d7));
+    kv_stf(ps + C + c + 7 * KV_W, kv_add(kv_ldf(ps + C + c + 7 * KV_W), p7));
+  }
+}
+/* Pass 1 over rows [r0, r1) for channels [c, c + 4 * KV_W). */
+static void kfg_bngrad_f16_nchw_infer__scalar_p1_4(const kfg_bngrad_f16_nchw_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  int64_t r;
+  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  kv_f d1 = kv_zero(), p1 = kv_zero();
+  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
+  kv_f d2 = kv_zero(), p2 = kv_zero();
+  const kv_f q2 = kv_ldf(t->k1 + c + 2 * KV_W);
+  const kv_f m3 = kv_ldf(t->mean + c + 3 * KV_W);
+  kv_f d3 = kv_zero(), p3 = kv_zero();
+  const kv_f q3 = kv_ldf(t->k1 + c + 3 * KV_W);
+  for (r = r0; r < r1; r++) {
+    {
+      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+    }
+    {
+      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      d1 = kv_add(d1, g);
+      p1 = kv_add(p1, kv_mul(g, xc));
+      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+    }
+    {
+      const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
+      d2 = kv_add(d2, g);
+      p2 = kv_add(p2, kv_mul(g, xc));
+      kv_st(dx + 2 * KV_W, kv_mul(g, q2));
+    }
+    {
+      const kv_f g = kv_ld(dy + 3 * KV_W), xc = kv_sub(kv_ld(x + 3 * KV_W), m3);
+      d3 = kv_add(d3, g);
+      p3 = kv_add(p3, kv_mul(g, xc));
+      kv_st(dx + 3 * KV_W, kv_mul(g, q3));
+    }
+    dy += C;
+    x += C;
+    dx += C;
+  }
+  if (first) {
+    kv_stf(ps + c + 0 * KV_W, d0);
+    kv_stf(ps + C + c + 0 * KV_W, p0);
+  } else {
+    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
+    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
+  }
+  if (first) {
+    kv_stf(ps + c + 1 * KV_W, d1);
+    kv_stf(ps + C + c + 1 * KV_W, p1);
+  } else {
+    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
+    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
+  }
+  if (first) {
+    kv_stf(ps + c + 2 * KV_W, d2);
+    kv_stf(ps + C + c + 2 * KV_W, p2);
+  } else {
+    kv_stf(ps + c + 2 * KV_W, kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+    kv_stf(ps + C + c + 2 * KV_W, kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
+  }
+  if (first) {
+    kv_stf(ps + c + 3 * KV_W, d3);
+    kv_stf(ps + C + c + 3 * KV_W, p3);
+  } else {
+    kv_stf(ps + c + 3 * KV_W, kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+    kv_stf(ps + C + c + 3 * KV_W, kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
+  }
+}
+/* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
+static void kfg_bngrad_f16_nchw_infer__scalar_p1_2(const kfg_bngrad_f16_nchw_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  int64_t r;
+  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  kv_f d1 = kv_zero(), p1 = kv_zero();
+  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  for (r = r0; r < r1; r++) {
+    {
+      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+    }
+    {
+      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      d1 = kv_add(d1, g);
+      p1 = kv_add(p1, kv_mul(g, xc));
+      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+    }
+    dy += C;
+    x += C;
+    dx += C;
+  }
+  if (first) {
+    kv_stf(ps + c + 0 * KV_W, d0);
+    kv_stf(ps + C + c + 0 * KV_W, p0);
+  } else {
+    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
+    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
+  }
+  if (first) {
+    kv_stf(ps + c + 1 * KV_W, d1);
+    kv_stf(ps + C + c + 1 * KV_W, p1);
+  } else {
+    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
+    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
+  }
+}
+/* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
+static void kfg_bngrad_f16_nchw_infer__scalar_p1_1(const kfg_bngrad_f16_nchw_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  int64_t r;
+  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  for (r = r0; r < r1; r++) {
+    {
+      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+    }
+    dy += C;
+    x += C;
+    dx += C;
+  }
+  if (first) {
+    kv_stf(ps + c + 0 * KV_W, d0);
+    kv_stf(ps + C + c + 0 * KV_W, p0);
+  } else {
+    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
+    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
+  }
+}
+
+#if KV_W > 1
+/* Pass 1 for the last n < KV_W channels. */
+static void kfg_bngrad_f16_nchw_infer__scalar_p1_tail(const kfg_bngrad_f16_nchw_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  const kv_f q = kv_ldfn(t->k1 + c, n, kv_zero());
+  const kv_f m = kv_ldfn(t->mean + c, n, kv_zero());
+  kv_f d = kv_zero(), p = kv_zero();
+  int64_t r;
+  for (r = r0; r < r1; r++) {
+    const kv_f g = kv_ldn(dy, n, kv_zero()), xc = kv_sub(kv_ldn(x, n, m), m);
+    d = kv_add(d, g);
+    p = kv_add(p, kv_mul(g, xc));
+    kv_stn(dx, kv_mul(g, q), n);
+    dx += C;
+    dy += C;
+    x += C;
+  }
+  if (first) {
+    kv_stfn(ps + c, d, n);
+    kv_stfn(ps + C + c, p, n);
+  } else {
+    kv_stfn(ps + c, kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
+    kv_stfn(ps + C + c, kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
+  }
+}
+#endif
+
+/* Pass 1, task i: rows [i * rpt, ...), BLOCK rows at a time, into part[i]. */
+static void kfg_bngrad_f16_nchw_infer__scalar_rows_p1(void *ctx, size_t i) {
+  const kfg_bngrad_f16_nchw_infer__scalar_ctx *t = (const kfg_bngrad_f16_nchw_infer__scalar_ctx *)ctx;
+  const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
+  float *ps = t->part + (int64_t)i * 2 * C;
+  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements: the channel
+     tiles after the first find the sub-block's rows in L1 */
+  const int64_t rb0 = 4096 / C, rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
+  int64_t b0, c;
+  for (b0 = r0; b0 < r1; b0 += rb) {
+    const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
+    const int first = b0 == r0;
+    c = 0;
+    for (; c + 8 * KV_W <= C; c += 8 * KV_W) kfg_bngrad_f16_nchw_infer__scalar_p1_8(t, b0, b1, c, ps, first);
+    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f16_nchw_infer__scalar_p1_4(t, b0, b1, c, ps, first);
+    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f16_nchw_infer__scalar_p1_2(t, b0, b1, c, ps, first);
+    for (; c + 1 * KV_W <= C; c += 1 * KV_W) kfg_bngrad_f16_nchw_infer__scalar_p1_1(t, b0, b1, c, ps, first);
+#if KV_W > 1
+    if (c < C) kfg_bngrad_f16_nchw_infer__scalar_p1_tail(t, b0, b1, c, C - c, ps, first);
+#endif
+  }
+}
+
+/* ---- channels first: planes of S ---- */
+/* Pass 1 of one plane: sums of dy and dy*(x - m), two vectors per step in
+   sub-blocks of 512 vectors (two-level, fixed order). */
+static void kfg_bngrad_f16_nchw_infer__scalar_plane1(const kfg_bngrad_f16_nchw_infer__scalar_ctx *t, int64_t p, float *sd, float *sx) {
+  const int64_t S = t->S, c = p % t->C;
+  const uint16_t *dy = t->dy + p * S, *x = t->x + p * S;
+  const kv_f m = kv_set1(t->mean[c]);
+  uint16_t *dx = t->dx + p * S;
+  const kv_f q = kv_set1(t->k1[c]);
+  kv_f D = kv_zero(), P = kv_zero();
+  int64_t i0, i;
+  for (i0 = 0; i0 < S; i0 += 512 * KV_W) {
+    const int64_t i1 = i0 + 512 * KV_W < S ? i0 + 512 * KV_W : S;
+    kv_f d0 = kv_zero(), d1 = kv_zero(), p0 = kv_zero(), p1 = kv_zero();
+    for (i = i0; i + 2 * KV_W <= i1; i += 2 * KV_W) {
+      const kv_f g0 = kv_ld(dy + i), g1 = kv_ld(dy + i + KV_W);
+      const kv_f x0 = kv_sub(kv_ld(x + i), m), x1 = kv_sub(kv_ld(x + i + KV_W), m);
+      d0 = kv_add(d0, g0);
+      d1 = kv_add(d1, g1);
+      p0 = kv_add(p0, kv_mul(g0, x0));
+      p1 = kv_add(p1, kv_mul(g1, x1));
+      kv_st(dx + i, kv_mul(g0, q));
+      kv_st(dx + i + KV_W, kv_mul(g1, q));
+    }
+    if (i + KV_W <= i1) {
+      const kv_f g0 = kv_ld(dy + i), x0 = kv_sub(kv_ld(x + i), m);
+      d0 = kv_add(d0, g0);
+      p0 = kv_add(p0, kv_mul(g0, x0));
+      kv_st(dx + i, kv_mul(g0, q));
+      i += KV_W;
+    }
+#if KV_W > 1
+    if (i < i1) {
+      const kv_f g1 = kv_ldn(dy + i, i1 - i, kv_zero()), x1 = kv_sub(kv_ldn(x + i, i1 - i, m), m);
+      d1 = kv_add(d1, g1);
+      p1 = kv_add(p1, kv_mul(g1, x1));
+      kv_stn(dx + i, kv_mul(g1, q), i1 - i);
+    }
+#endif
+    D = kv_add(D, kv_add(d0, d1));
+    P = kv_add(P, kv_add(p0, p1));
+  }
+  *sd = kv_hsum(D);
+  *sx = kv_hsum(P);
+}
+
+static void kfg_bngrad_f16_nchw_infer__scalar_planes_p1(void *ctx, size_t i) {
+  const kfg_bngrad_f16_nchw_infer__scalar_ctx *t = (const kfg_bngrad_f16_nchw_infer__scalar_ctx *)ctx;
+  const int64_t p0 = (int64_t)i * t->rpt, p1 = p0 + t->rpt < t->M ? p0 + t->rpt : t->M;
+  int64_t p;
+  for (p = p0; p < p1; p++) kfg_bngrad_f16_nchw_infer__scalar_plane1(t, p, &t->part[2 * p], &t->part[2 * p + 1]);
 }
 
 void kfg_bngrad_f16_nchw_infer__scalar(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
-  const uint16_t *dy = (const uint16_t *)a->dy;
-  const uint16_t *x = (const uint16_t *)a->x;
-  uint16_t *dx = (uint16_t *)a->dx;
-  const int64_t N = a->n, C = a->c, S = a->s;
-  int64_t n, c, i;
+  const int64_t C = a->c, M = a->n * a->s;
+  float *coef = (float *)a->scratch;
+  float *k = coef, *k1 = coef + C, *dym = coef + 2 * C, *k2 = coef + 3 * C;
+  /* small problems run on the calling thread: same tasks, same bits */
+  const kfi_par *pp = M * C >= 262144 ? par : NULL;
+  kfg_bngrad_f16_nchw_infer__scalar_ctx t;
+  int64_t c, b;
+  int planes = a->s > 1;
 
+  (void)planes;
+  t.a = a;
+  t.dy = (const uint16_t *)a->dy;
+  t.x = (const uint16_t *)a->x;
+  t.dx = (uint16_t *)a->dx;
+  t.C = C;
+  t.S = a->s;
+  t.mean = a->mean;
+  t.k1 = k1;
+  t.dym = dym;
+  t.k2 = k2;
+  t.part = coef + 4 * C;
+  if (planes) {
+    t.M = a->n * C; /* planes */
+    t.rpt = kfg_bngrad_f16_nchw_infer__scalar_ppt(a->s);
+  } else
+  {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
+    t.M = M;
+    t.rpt = kfg_bngrad_f16_nchw_infer__scalar_rpt(C);
+  }
+  t.ntask = (t.M + t.rpt - 1) / t.rpt;
+  t.stream = 0;
   for (c = 0; c < C; c++) {
-    const float m = a->mean[c], k = 1.0f / sqrtf(a->var[c] + a->epsilon);
-    float sd = 0.0f, sx = 0.0f, sh = 0.0f;
-    for (n = 0; n < N; n++) {
-      float pd = 0.0f, px = 0.0f, ph = 0.0f;
-      kfg_bngrad_f16_nchw_infer__scalar_plane(dy + (n * C + c) * S, x + (n * C + c) * S, S, m, k, &pd, &px, &ph);
-      sd += pd;
-      sx += px;
-      sh += ph;
-    }
-    a->doffset[c] = sd;
-    (void)sh;
-    a->dscale[c] = sx * k;
+    k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
+    k1[c] = k[c] * a->scale[c];
+  }
+
+  /* Pass 1 (and x_backprop for inference). */
+  if (planes) kfi_parallel_for(pp, kfg_bngrad_f16_nchw_infer__scalar_planes_p1, &t, (size_t)t.ntask);
+  else
+  kfi_parallel_for(pp, kfg_bngrad_f16_nchw_infer__scalar_rows_p1, &t, (size_t)t.ntask);
+
+  /* Reduce the task partials in task order. */
+  for (c = 0; c < C; c++) {
+    float sd, sx;
+    if (planes) {
+      const float *q = t.part + 2 * c;
+      sd = q[0];
+      sx = q[1];
+      for (b = 1; b < a->n; b++) {
+        sd += q[2 * b * C];
+        sx += q[2 * b * C + 1];
+      }
+    } else
     {
-      const float k1 = k * a->scale[c];
-      for (n = 0; n < N; n++) {
-        const uint16_t *dyp = dy + (n * C + c) * S;
-        uint16_t *dxp = dx + (n * C + c) * S;
-        for (i = 0; i < S; i++) dxp[i] = kfi_st_f16(kfi_ld_f16(dyp[i]) * k1);
+      const float *q = t.part + c;
+      sd = q[0];
+      sx = q[C];
+      for (b = 1; b < t.ntask; b++) {
+        sd += q[2 * b * C];
+        sx += q[2 * b * C + C];
       }
     }
+    a->doffset[c] = sd;
+    a->dscale[c] = sx * k[c];
   }
+  (void)b;
 }

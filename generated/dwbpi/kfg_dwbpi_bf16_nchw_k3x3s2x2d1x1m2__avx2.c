@@ -14,9 +14,23 @@
 void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_scratch(const void *args);
 
+/* Tasks: blocks of whole (image, channel) planes, ~16K outputs each; the
+   partition depends on the shape only, never on the thread count, and each
+   plane is computed by one task with the same code: results are bitwise
+   identical for any number of threads. */
+static int64_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_ppt(const kfi_dwbpi_args *a) {
+  const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
+  return p < 1 ? 1 : p;
+}
+
+static int64_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_ntasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_ppt(a);
+  return (a->n * a->c + ppt - 1) / ppt;
+}
+
 size_t kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  return (size_t)(a->w + a->ow) * sizeof(float);
+  return (size_t)(kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_ntasks(a) * (a->w + a->ow)) * sizeof(float); /* a float row pair per task */
 }
 
 /* floor(x / 2) for any sign of x */
@@ -34,16 +48,16 @@ static void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_tap(float *restrict r, cons
   for (ox = ox0; ox < ox1; ox++) r[ox * 2 + base] += f * (g[ox]);
 }
 
-void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
+static void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
+  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 2;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
-  float *row = (float *)a->scratch, *grow = row + W;
-  int64_t b, ch, iy, i;
+  const int64_t ppt = kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_ppt(a), p0 = (int64_t)t * ppt;
+  int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
+  float *row = (float *)a->scratch + (int64_t)t * (W + OW), *grow = row + W;
   /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*2 + base0 in [0, W) */
   const int64_t base0 = 0 - PL;
   int64_t x0_0 = kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_fdiv(PL - 0 + 1), x1_0 = kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_fdiv(W - 1 + PL - 0) + 1;
@@ -59,9 +73,12 @@ void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *p
   int64_t x0_2 = kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_fdiv(PL - 2 + 1), x1_2 = kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_fdiv(W - 1 + PL - 2) + 1;
   if (x0_2 < 0) x0_2 = 0;
   if (x1_2 > OW) x1_2 = OW;
+  if (p1 > a->n * C) p1 = a->n * C;
 
-  for (b = 0; b < N; b++) {
-    for (ch = 0; ch < C; ch++) {
+  for (pl = p0; pl < p1; pl++) {
+    b = pl / C;
+    ch = pl % C;
+    {
       const uint16_t *gp = dy + (b * CM + ch * 2) * OH * OW; /* planes ch*2 .. ch*2+1 */
       const uint16_t *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*3+fx)*CM + m] */
       for (iy = 0; iy < H; iy++) {
@@ -137,6 +154,11 @@ void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *p
       }
     }
   }
+}
+
+void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *par) {
+  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
+  kfi_parallel_for(par, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_ntasks(a));
 }
 
 #if defined(__clang__)

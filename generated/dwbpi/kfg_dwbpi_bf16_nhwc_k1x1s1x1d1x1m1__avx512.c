@@ -13,67 +13,153 @@
 
 void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_scratch(const void *args);
+typedef __m512 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v;
+#if defined(__GNUC__)
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_U __attribute__((unused))
+#else
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_U
+#endif
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO() _mm512_setzero_ps()
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_SET1(x) _mm512_set1_ps(x)
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_U __mmask16 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_mask(int rem) { return (__mmask16)((1u << rem) - 1u); }
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_U __m512 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_cvt(__m256i h) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)); }
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_U __m256i kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_rnd(__m512 v) {
+  const __m512i x = _mm512_castps_si512(v), hi = _mm512_srli_epi32(x, 16);
+  __m512i r = _mm512_add_epi32(x, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), _mm512_and_si512(hi, _mm512_set1_epi32(1))));
+  r = _mm512_srli_epi32(r, 16);
+  r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_or_si512(hi, _mm512_set1_epi32(0x40)));
+  return _mm512_cvtepi32_epi16(r);
+}
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_U __m512 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(const uint16_t *p) { return kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_cvt(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_U __m512 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ldt(const uint16_t *p, int rem) { return kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_cvt(_mm256_maskz_loadu_epi16(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_mask(rem), p)); }
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_U void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(uint16_t *p, __m512 v) { _mm256_storeu_si256((__m256i *)(void *)p, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_rnd(v)); }
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_U void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_stt(uint16_t *p, __m512 v, int rem) { _mm256_mask_storeu_epi16(p, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_mask(rem), kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_rnd(v)); }
+
+typedef struct kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ctx {
+  const kfi_dwbpi_args *a;
+  int64_t rb, nrb;                                /* rows per task, row blocks per image */
+  int64_t x0[1], lo[1], hi[1];         /* per column phase: first ix; interior ix in [lo, hi) */
+  int nt;                                         /* non-temporal stores in the blocked path */
+} kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ctx;
 
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_scratch(const void *args) {
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  return (size_t)(a->w * a->c + (1 + a->ow) * a->c * 1) * sizeof(float);
+  (void)args;
+  return 0;
 }
 
-/* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_fdiv(int64_t x) {
-  return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
+/* Output rows of phase 0: filter rows { 0 }. */
+static void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
+  uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
+  int64_t c0, ix;
+  int allv = 1;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
+  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  allv &= v0;
+  for (c0 = 0; c0 + 16 <= C; c0 += 16) {
+    const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v f0_0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(flt + 0 * CM + c0 * 1 + 0);
+    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0 } */
+      if (allv && ix >= x->lo[0] && ix + 7 < x->hi[0]) {
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v a0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v a1_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v a2_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v a3_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v a4_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v a5_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v a6_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v a7_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+        {
+          const uint16_t *g = r0 + ((ix + PL - 0) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(g + 0), f0_0_0, a0_0);
+          a1_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a2_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a3_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a4_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(g + 4 * CM + 0), f0_0_0, a4_0);
+          a5_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(g + 5 * CM + 0), f0_0_0, a5_0);
+          a6_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(g + 6 * CM + 0), f0_0_0, a6_0);
+          a7_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(g + 7 * CM + 0), f0_0_0, a7_0);
+        }
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(d + (ix + 0) * C + c0, a0_0);
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(d + (ix + 1) * C + c0, a1_0);
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(d + (ix + 2) * C + c0, a2_0);
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(d + (ix + 3) * C + c0, a3_0);
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(d + (ix + 4) * C + c0, a4_0);
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(d + (ix + 5) * C + c0, a5_0);
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(d + (ix + 6) * C + c0, a6_0);
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(d + (ix + 7) * C + c0, a7_0);
+        ix += 8;
+      } else {
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v s_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+        if (v0) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ld(g + 0), f0_0_0, s_0);
+            }
+          }
+        }
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_st(d + ix * C + c0, s_0);
+        ix += 1;
+      }
+    }
+  }
+  if (c0 < C) { /* channel tail: masked, pixel by pixel */
+    const int rem = (int)(C - c0);
+    const int m0 = rem;
+    (void)m0;
+    const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v f0_0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ldt(flt + 0 * CM + c0 * 1 + 0, m0);
+    for (ix = x->x0[0]; ix < W; ix += 1) {
+      kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_v s_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ZERO();
+      if (v0) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 1) {
+            const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ldt(g + 0, m0), f0_0_0, s_0);
+          }
+        }
+      }
+      kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_stt(d + ix * C + c0, s_0, rem);
+    }
+  }
 }
 
-/* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*1 + m] * f[c*1 + m], ix = ox*1 + base. */
-#if defined(__GNUC__)
-__attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
-#endif
-static void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_tap(float *restrict r, const float *restrict g, const float *restrict f,
-                          int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
-  int64_t ox, c;
-  for (ox = ox0; ox < ox1; ox++) {
-    float *restrict rr = r + (ox * 1 + base) * C;
-    const float *restrict gg = g + ox * C * 1;
-    for (c = 0; c < C; c++) rr[c] += (gg[c]) * f[c];
+static void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_task(void *ctx, size_t t) {
+  const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ctx *x = (const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ctx *)ctx;
+  const int64_t b = (int64_t)t / x->nrb, iy0 = ((int64_t)t % x->nrb) * x->rb;
+  int64_t iy, iy1 = iy0 + x->rb;
+  if (iy1 > x->a->h) iy1 = x->a->h;
+  for (iy = iy0; iy < iy1; iy++) {
+    kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_row0(x, b, iy);
   }
 }
 
 void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1, WC = W * C;
-  const uint16_t *dy = (const uint16_t *)a->dy;
-  uint16_t *dx = (uint16_t *)a->dx;
-  float *row = (float *)a->scratch, *flt = row + WC, *grow = flt + 1 * CM;
-  int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_fdiv(PL - 0 + 0), x1_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_fdiv(W - 1 + PL - 0) + 1;
-  if (x0_0 < 0) x0_0 = 0;
-  if (x1_0 > OW) x1_0 = OW;
-  for (i = 0; i < 1 * CM; i++) flt[i] = kfi_ld_bf16(((const uint16_t *)a->filter)[i]);
-
-  for (b = 0; b < N; b++) {
-    for (iy = 0; iy < H; iy++) {
-      float *r = row;
-      for (i = 0; i < WC; i++) r[i] = 0;
-      {
-        const int64_t ty = iy + PT - 0; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
-          const float *g = grow;
-          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
-          kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
-        }
-      }
-      {
-        uint16_t *d = dx + (b * H + iy) * WC;
-        for (i = 0; i < WC; i++) d[i] = kfi_st_bf16(r[i]);
-      }
-    }
-  }
+  const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
+  kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_ctx x;
+  x.a = a;
+  /* fixed partition (shape only, never the thread count): ~16K outputs a task */
+  x.rb = 16384 / wc;
+  if (x.rb < 1) x.rb = 1;
+  if (x.rb > a->h) x.rb = a->h;
+  x.nrb = (a->h + x.rb - 1) / x.rb;
+  /* Streaming stores when dx is far larger than the caches it would evict
+     and every channel block is a whole aligned vector. */
+  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= ((int64_t)8 << 20) && a->c % 16 == 0 &&
+         ((uintptr_t)a->dx & 63) == 0;
+  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
+  x.lo[0] = 0 - PL;
+  x.hi[0] = (OW - 1) * 1 + 0 - PL + 1;
+  if (x.hi[0] > W) x.hi[0] = W;
+  (void)W, (void)PL, (void)OW;
+  kfi_parallel_for(par, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_task, &x, (size_t)(a->n * x.nrb));
 }
 
 #if defined(__clang__)

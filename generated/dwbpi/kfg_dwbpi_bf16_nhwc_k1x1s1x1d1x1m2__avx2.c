@@ -13,67 +13,179 @@
 
 void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_scratch(const void *args);
+typedef __m256 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v;
+#if defined(__GNUC__)
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U __attribute__((unused))
+#else
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U
+#endif
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO() _mm256_setzero_ps()
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_SET1(x) _mm256_set1_ps(x)
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U __m256i kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_mask(int rem) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(rem), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U __m256 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_cvt(__m128i h) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)); }
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U __m128i kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_rnd(__m256 v) {
+  const __m256i x = _mm256_castps_si256(v), hi = _mm256_srli_epi32(x, 16);
+  __m256i r = _mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), _mm256_and_si256(hi, _mm256_set1_epi32(1))));
+  r = _mm256_srli_epi32(r, 16);
+  r = _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+  return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+}
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U __m256 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(const uint16_t *p) { return kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_cvt(_mm_loadu_si128((const __m128i *)(const void *)p)); }
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U __m256 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ldt(const uint16_t *p, int rem) {
+  uint16_t t[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+  memcpy(t, p, (size_t)rem * sizeof *p);
+  return kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(t);
+}
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_st(uint16_t *p, __m256 v) { _mm_storeu_si128((__m128i *)(void *)p, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_rnd(v)); }
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_stt(uint16_t *p, __m256 v, int rem) {
+  uint16_t t[8];
+  _mm_storeu_si128((__m128i *)(void *)t, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_rnd(v));
+  memcpy(p, t, (size_t)rem * sizeof *p);
+}
+/* dm = 2: lanes of a0|a1 are (channel, multiplier) pairs; out[j] = A[2j] + A[2j+1]. */
+static inline kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_U __m256 kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_pair(__m256 a0, __m256 a1) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a0, a1)), 0xD8));
+}
+
+typedef struct kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ctx {
+  const kfi_dwbpi_args *a;
+  int64_t rb, nrb;                                /* rows per task, row blocks per image */
+  int64_t x0[1], lo[1], hi[1];         /* per column phase: first ix; interior ix in [lo, hi) */
+  int nt;                                         /* non-temporal stores in the blocked path */
+} kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ctx;
 
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_scratch(const void *args) {
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  return (size_t)(a->w * a->c + (1 + a->ow) * a->c * 2) * sizeof(float);
+  (void)args;
+  return 0;
 }
 
-/* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_fdiv(int64_t x) {
-  return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
+/* Output rows of phase 0: filter rows { 0 }. */
+static void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ctx *x, int64_t b, int64_t iy) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 2;
+  const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
+  uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
+  int64_t c0, ix;
+  int allv = 1;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
+  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  allv &= v0;
+  for (c0 = 0; c0 + 8 <= C; c0 += 8) {
+    const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v f0_0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(flt + 0 * CM + c0 * 2 + 0);
+    const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v f0_0_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(flt + 0 * CM + c0 * 2 + 8);
+    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0 } */
+      if (allv && ix >= x->lo[0] && ix + 5 < x->hi[0]) {
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a0_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a1_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a1_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a2_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a2_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a3_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a3_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a4_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a4_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a5_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v a5_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        {
+          const uint16_t *g = r0 + ((ix + PL - 0) / 1) * CM + c0 * 2;
+          a0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 0), f0_0_0, a0_0);
+          a0_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 8), f0_0_1, a0_1);
+          a1_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a1_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 1 * CM + 8), f0_0_1, a1_1);
+          a2_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a2_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 2 * CM + 8), f0_0_1, a2_1);
+          a3_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a3_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 3 * CM + 8), f0_0_1, a3_1);
+          a4_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 4 * CM + 0), f0_0_0, a4_0);
+          a4_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 4 * CM + 8), f0_0_1, a4_1);
+          a5_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 5 * CM + 0), f0_0_0, a5_0);
+          a5_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 5 * CM + 8), f0_0_1, a5_1);
+        }
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_st(d + (ix + 0) * C + c0, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_pair(a0_0, a0_1));
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_st(d + (ix + 1) * C + c0, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_pair(a1_0, a1_1));
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_st(d + (ix + 2) * C + c0, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_pair(a2_0, a2_1));
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_st(d + (ix + 3) * C + c0, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_pair(a3_0, a3_1));
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_st(d + (ix + 4) * C + c0, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_pair(a4_0, a4_1));
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_st(d + (ix + 5) * C + c0, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_pair(a5_0, a5_1));
+        ix += 6;
+      } else {
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v s_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v s_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+        if (v0) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
+              s_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 0), f0_0_0, s_0);
+              s_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ld(g + 8), f0_0_1, s_1);
+            }
+          }
+        }
+        kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_st(d + ix * C + c0, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_pair(s_0, s_1));
+        ix += 1;
+      }
+    }
+  }
+  if (c0 < C) { /* channel tail: masked, pixel by pixel */
+    const int rem = (int)(C - c0);
+    const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
+    (void)m0, (void)m1;
+    const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v f0_0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ldt(flt + 0 * CM + c0 * 2 + 0, m0);
+    const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v f0_0_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ldt(flt + 0 * CM + c0 * 2 + 8, m1);
+    for (ix = x->x0[0]; ix < W; ix += 1) {
+      kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v s_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+      kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_v s_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ZERO();
+      if (v0) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 1) {
+            const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
+            s_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ldt(g + 0, m0), f0_0_0, s_0);
+            s_1 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_FMA(kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ldt(g + 8, m1), f0_0_1, s_1);
+          }
+        }
+      }
+      kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_stt(d + ix * C + c0, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_pair(s_0, s_1), rem);
+    }
+  }
 }
 
-/* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*2 + m] * f[c*2 + m], ix = ox*1 + base. */
-#if defined(__GNUC__)
-__attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
-#endif
-static void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_tap(float *restrict r, const float *restrict g, const float *restrict f,
-                          int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
-  int64_t ox, c;
-  for (ox = ox0; ox < ox1; ox++) {
-    float *restrict rr = r + (ox * 1 + base) * C;
-    const float *restrict gg = g + ox * C * 2;
-    for (c = 0; c < C; c++) rr[c] += (gg[c * 2 + 0]) * f[c * 2 + 0] + (gg[c * 2 + 1]) * f[c * 2 + 1];
+static void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
+  const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ctx *x = (const kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ctx *)ctx;
+  const int64_t b = (int64_t)t / x->nrb, iy0 = ((int64_t)t % x->nrb) * x->rb;
+  int64_t iy, iy1 = iy0 + x->rb;
+  if (iy1 > x->a->h) iy1 = x->a->h;
+  for (iy = iy0; iy < iy1; iy++) {
+    kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_row0(x, b, iy);
   }
 }
 
 void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 2, WC = W * C;
-  const uint16_t *dy = (const uint16_t *)a->dy;
-  uint16_t *dx = (uint16_t *)a->dx;
-  float *row = (float *)a->scratch, *flt = row + WC, *grow = flt + 1 * CM;
-  int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_fdiv(PL - 0 + 0), x1_0 = kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_fdiv(W - 1 + PL - 0) + 1;
-  if (x0_0 < 0) x0_0 = 0;
-  if (x1_0 > OW) x1_0 = OW;
-  for (i = 0; i < 1 * CM; i++) flt[i] = kfi_ld_bf16(((const uint16_t *)a->filter)[i]);
-
-  for (b = 0; b < N; b++) {
-    for (iy = 0; iy < H; iy++) {
-      float *r = row;
-      for (i = 0; i < WC; i++) r[i] = 0;
-      {
-        const int64_t ty = iy + PT - 0; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
-          const float *g = grow;
-          for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
-          kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
-        }
-      }
-      {
-        uint16_t *d = dx + (b * H + iy) * WC;
-        for (i = 0; i < WC; i++) d[i] = kfi_st_bf16(r[i]);
-      }
-    }
-  }
+  const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
+  kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_ctx x;
+  x.a = a;
+  /* fixed partition (shape only, never the thread count): ~16K outputs a task */
+  x.rb = 16384 / wc;
+  if (x.rb < 1) x.rb = 1;
+  if (x.rb > a->h) x.rb = a->h;
+  x.nrb = (a->h + x.rb - 1) / x.rb;
+  /* Streaming stores when dx is far larger than the caches it would evict
+     and every channel block is a whole aligned vector. */
+  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= ((int64_t)8 << 20) && a->c % 8 == 0 &&
+         ((uintptr_t)a->dx & 31) == 0;
+  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
+  x.lo[0] = 0 - PL;
+  x.hi[0] = (OW - 1) * 1 + 0 - PL + 1;
+  if (x.hi[0] > W) x.hi[0] = W;
+  (void)W, (void)PL, (void)OW;
+  kfi_parallel_for(par, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_task, &x, (size_t)(a->n * x.nrb));
 }
 
 #if defined(__clang__)

@@ -14,6 +14,20 @@
 void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_scratch(const void *args);
 
+/* Tasks: blocks of whole (image, channel) planes, ~16K outputs each; the
+   partition depends on the shape only, never on the thread count, and each
+   plane is computed by one task with the same code: results are bitwise
+   identical for any number of threads. */
+static int64_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_ppt(const kfi_dwbpi_args *a) {
+  const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
+  return p < 1 ? 1 : p;
+}
+
+static int64_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_ntasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_ppt(a);
+  return (a->n * a->c + ppt - 1) / ppt;
+}
+
 size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   (void)a;
@@ -35,15 +49,15 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_tap(float *restrict r, con
   for (ox = ox0; ox < ox1; ox++) r[ox * 1 + base] += f * kfi_ld_f32(g[ox]);
 }
 
-void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
+static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_task(void *ctx, size_t t) {
+  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 2;
   const float *dy = (const float *)a->dy;
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
-  int64_t b, ch, iy, i;
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_ppt(a), p0 = (int64_t)t * ppt;
+  int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
   const int64_t base0 = 0 - PL;
   int64_t x0_0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_fdiv(PL - 0 + 0), x1_0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 0) + 1;
@@ -59,9 +73,12 @@ void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *
   int64_t x0_2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_fdiv(PL - 2 + 0), x1_2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 2) + 1;
   if (x0_2 < 0) x0_2 = 0;
   if (x1_2 > OW) x1_2 = OW;
+  if (p1 > a->n * C) p1 = a->n * C;
 
-  for (b = 0; b < N; b++) {
-    for (ch = 0; ch < C; ch++) {
+  for (pl = p0; pl < p1; pl++) {
+    b = pl / C;
+    ch = pl % C;
+    {
       const float *gp = dy + (b * CM + ch * 2) * OH * OW; /* planes ch*2 .. ch*2+1 */
       const float *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*3+fx)*CM + m] */
       for (iy = 0; iy < H; iy++) {
@@ -121,6 +138,11 @@ void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *
       }
     }
   }
+}
+
+void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *par) {
+  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
+  kfi_parallel_for(par, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_ntasks(a));
 }
 
 #if defined(__clang__)

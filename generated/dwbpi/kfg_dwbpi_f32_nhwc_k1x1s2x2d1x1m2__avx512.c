@@ -13,61 +13,324 @@
 
 void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_scratch(const void *args);
+typedef __m512 kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v;
+#if defined(__GNUC__)
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_U __attribute__((unused))
+#else
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_U
+#endif
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO() _mm512_setzero_ps()
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_SET1(x) _mm512_set1_ps(x)
+static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_U __mmask16 kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_mask(int rem) { return (__mmask16)((1u << rem) - 1u); }
+static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_U __m512 kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(const float *p) { return _mm512_loadu_ps(p); }
+/* non-temporal store of a whole aligned vector (large outputs: no write-allocate read) */
+static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_U void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(float *p, __m512 v, int nt) {
+  if (nt) _mm512_stream_ps(p, v);
+  else _mm512_storeu_ps(p, v);
+}
+static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_U void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_st(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
+static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_U __m512 kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ldt(const float *p, int rem) { return _mm512_maskz_loadu_ps(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_mask(rem), p); }
+static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_U void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stt(float *p, __m512 v, int rem) { _mm512_mask_storeu_ps(p, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_mask(rem), v); }
+/* dm = 2: lanes of a0|a1 are (channel, multiplier) pairs; out[j] = A[2j] + A[2j+1]. */
+static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_U __m512 kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(__m512 a0, __m512 a1) {
+  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  return _mm512_add_ps(_mm512_permutex2var_ps(a0, ev, a1), _mm512_permutex2var_ps(a0, od, a1));
+}
+
+typedef struct kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ctx {
+  const kfi_dwbpi_args *a;
+  int64_t rb, nrb;                                /* rows per task, row blocks per image */
+  int64_t x0[2], lo[2], hi[2];         /* per column phase: first ix; interior ix in [lo, hi) */
+  int nt;                                         /* non-temporal stores in the blocked path */
+} kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_scratch(const void *args) {
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  (void)a;
+  (void)args;
   return 0;
 }
 
-/* floor(x / 2) for any sign of x */
-static int64_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_fdiv(int64_t x) {
-  return x >= 0 ? x / 2 : -((2 - 1 - x) / 2);
-}
-
-/* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*2 + m] * f[c*2 + m], ix = ox*2 + base. */
-#if defined(__GNUC__)
-__attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
-#endif
-static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_tap(float *restrict r, const float *restrict g, const float *restrict f,
-                          int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
-  int64_t ox, c;
-  for (ox = ox0; ox < ox1; ox++) {
-    float *restrict rr = r + (ox * 2 + base) * C;
-    const float *restrict gg = g + ox * C * 2;
-    for (c = 0; c < C; c++) rr[c] += kfi_ld_f32(gg[c * 2 + 0]) * f[c * 2 + 0] + kfi_ld_f32(gg[c * 2 + 1]) * f[c * 2 + 1];
-  }
-}
-
-void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 2, WC = W * C;
-  const float *dy = (const float *)a->dy;
-  float *dx = (float *)a->dx;
-  const float *flt = (const float *)a->filter;
-  int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*2 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_fdiv(PL - 0 + 1), x1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_fdiv(W - 1 + PL - 0) + 1;
-  if (x0_0 < 0) x0_0 = 0;
-  if (x1_0 > OW) x1_0 = OW;
-
-  for (b = 0; b < N; b++) {
-    for (iy = 0; iy < H; iy++) {
-      float *r = dx + (b * H + iy) * WC;
-      for (i = 0; i < WC; i++) r[i] = 0;
-      {
-        const int64_t ty = iy + PT - 0; /* oy * 2 */
-        if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const float *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
+/* Output rows of phase 0: filter rows { 0 }. */
+static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ctx *x, int64_t b, int64_t iy) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 2;
+  const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
+  float *d = (float *)a->dx + (b * a->h + iy) * W * C;
+  int64_t c0, ix;
+  int allv = 1;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int v0 = ty0 >= 0 && ty0 / 2 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
+  allv &= v0;
+  for (c0 = 0; c0 + 16 <= C; c0 += 16) {
+    const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v f0_0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(flt + 0 * CM + c0 * 2 + 0);
+    const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v f0_0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(flt + 0 * CM + c0 * 2 + 16);
+    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0 } */
+      if (allv && ix >= x->lo[0] && ix + 14 < x->hi[0]) {
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a6_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a7_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        {
+          const float *g = r0 + ((ix + PL - 0) / 2) * CM + c0 * 2;
+          a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 0), f0_0_0, a0_0);
+          a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 16), f0_0_1, a0_1);
+          a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 1 * CM + 16), f0_0_1, a1_1);
+          a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 2 * CM + 16), f0_0_1, a2_1);
+          a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 3 * CM + 16), f0_0_1, a3_1);
+          a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 4 * CM + 0), f0_0_0, a4_0);
+          a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 4 * CM + 16), f0_0_1, a4_1);
+          a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 5 * CM + 0), f0_0_0, a5_0);
+          a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 5 * CM + 16), f0_0_1, a5_1);
+          a6_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 6 * CM + 0), f0_0_0, a6_0);
+          a6_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 6 * CM + 16), f0_0_1, a6_1);
+          a7_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 7 * CM + 0), f0_0_0, a7_0);
+          a7_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 7 * CM + 16), f0_0_1, a7_1);
         }
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a0_0, a0_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a1_0, a1_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a2_0, a2_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a3_0, a3_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 8) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a4_0, a4_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 10) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a5_0, a5_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 12) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a6_0, a6_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 14) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a7_0, a7_1), x->nt);
+        ix += 16;
+      } else {
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        if (v0) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r0 + (tx / 2) * CM + c0 * 2;
+              s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 0), f0_0_0, s_0);
+              s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ld(g + 16), f0_0_1, s_1);
+            }
+          }
+        }
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(s_0, s_1));
+        ix += 2;
+      }
+    }
+    for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols {  } */
+      if (allv && ix >= x->lo[1] && ix + 14 < x->hi[1]) {
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a6_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a7_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a0_0, a0_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a1_0, a1_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a2_0, a2_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a3_0, a3_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 8) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a4_0, a4_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 10) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a5_0, a5_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 12) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a6_0, a6_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 14) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a7_0, a7_1), x->nt);
+        ix += 16;
+      } else {
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        if (v0) {
+        }
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(s_0, s_1));
+        ix += 2;
       }
     }
   }
+  if (c0 < C) { /* channel tail: masked, pixel by pixel */
+    const int rem = (int)(C - c0);
+    const int m0 = 2 * rem < 16 ? 2 * rem : 16, m1 = 2 * rem - m0;
+    (void)m0, (void)m1;
+    const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v f0_0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ldt(flt + 0 * CM + c0 * 2 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v f0_0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ldt(flt + 0 * CM + c0 * 2 + 16, m1);
+    for (ix = x->x0[0]; ix < W; ix += 2) {
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+      if (v0) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r0 + (tx / 2) * CM + c0 * 2;
+            s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ldt(g + 0, m0), f0_0_0, s_0);
+            s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ldt(g + 16, m1), f0_0_1, s_1);
+          }
+        }
+      }
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(s_0, s_1), rem);
+    }
+    for (ix = x->x0[1]; ix < W; ix += 2) {
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+      if (v0) {
+      }
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(s_0, s_1), rem);
+    }
+  }
+}
+
+/* Output rows of phase 1: filter rows {  }. */
+static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ctx *x, int64_t b, int64_t iy) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 2;
+  const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
+  float *d = (float *)a->dx + (b * a->h + iy) * W * C;
+  int64_t c0, ix;
+  int allv = 1;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  for (c0 = 0; c0 + 16 <= C; c0 += 16) {
+    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0 } */
+      if (allv && ix >= x->lo[0] && ix + 14 < x->hi[0]) {
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a6_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a7_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a0_0, a0_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a1_0, a1_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a2_0, a2_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a3_0, a3_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 8) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a4_0, a4_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 10) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a5_0, a5_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 12) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a6_0, a6_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 14) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a7_0, a7_1), x->nt);
+        ix += 16;
+      } else {
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(s_0, s_1));
+        ix += 2;
+      }
+    }
+    for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols {  } */
+      if (allv && ix >= x->lo[1] && ix + 14 < x->hi[1]) {
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a6_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v a7_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a0_0, a0_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a1_0, a1_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a2_0, a2_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a3_0, a3_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 8) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a4_0, a4_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 10) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a5_0, a5_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 12) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a6_0, a6_1), x->nt);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stn(d + (ix + 14) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(a7_0, a7_1), x->nt);
+        ix += 16;
+      } else {
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(s_0, s_1));
+        ix += 2;
+      }
+    }
+  }
+  if (c0 < C) { /* channel tail: masked, pixel by pixel */
+    const int rem = (int)(C - c0);
+    const int m0 = 2 * rem < 16 ? 2 * rem : 16, m1 = 2 * rem - m0;
+    (void)m0, (void)m1;
+    for (ix = x->x0[0]; ix < W; ix += 2) {
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(s_0, s_1), rem);
+    }
+    for (ix = x->x0[1]; ix < W; ix += 2) {
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ZERO();
+      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_pair(s_0, s_1), rem);
+    }
+  }
+}
+
+static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_task(void *ctx, size_t t) {
+  const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ctx *x = (const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ctx *)ctx;
+  const int64_t b = (int64_t)t / x->nrb, iy0 = ((int64_t)t % x->nrb) * x->rb;
+  int64_t iy, iy1 = iy0 + x->rb;
+  if (iy1 > x->a->h) iy1 = x->a->h;
+  for (iy = iy0; iy < iy1; iy++) {
+    switch ((int)((iy + x->a->pad_top) % 2)) {
+      case 0: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_row0(x, b, iy); break;
+      case 1: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_row1(x, b, iy); break;
+      default: break;
+    }
+  }
+  if (x->nt) _mm_sfence(); /* order the streaming stores before the task ends */
+}
+
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512(const void *args, const kfi_par *par) {
+  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
+  const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_ctx x;
+  x.a = a;
+  /* fixed partition (shape only, never the thread count): ~16K outputs a task */
+  x.rb = 16384 / wc;
+  if (x.rb < 1) x.rb = 1;
+  if (x.rb > a->h) x.rb = a->h;
+  x.nrb = (a->h + x.rb - 1) / x.rb;
+  /* Streaming stores when dx is far larger than the caches it would evict
+     and every channel block is a whole aligned vector. */
+  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= ((int64_t)8 << 20) && a->c % 16 == 0 &&
+         ((uintptr_t)a->dx & 63) == 0;
+  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.lo[0] = 0 - PL;
+  x.hi[0] = (OW - 1) * 2 + 0 - PL + 1;
+  if (x.hi[0] > W) x.hi[0] = W;
+  x.x0[1] = ((1 - PL) % 2 + 2) % 2;
+  x.lo[1] = W, x.hi[1] = 0; /* no filter column reaches this phase */
+  (void)W, (void)PL, (void)OW;
+  kfi_parallel_for(par, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_task, &x, (size_t)(a->n * x.nrb));
 }
 
 #if defined(__clang__)

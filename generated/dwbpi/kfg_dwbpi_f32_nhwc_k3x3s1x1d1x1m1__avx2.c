@@ -13,91 +13,352 @@
 
 void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
+typedef __m256 kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v;
+#if defined(__GNUC__)
+#define kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_U __attribute__((unused))
+#else
+#define kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_U
+#endif
+#define kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ZERO() _mm256_setzero_ps()
+#define kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_SET1(x) _mm256_set1_ps(x)
+static inline kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_U __m256i kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_mask(int rem) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(rem), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_U __m256 kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(const float *p) { return _mm256_loadu_ps(p); }
+/* non-temporal store of a whole aligned vector (large outputs: no write-allocate read) */
+static inline kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_U void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_stn(float *p, __m256 v, int nt) {
+  if (nt) _mm256_stream_ps(p, v);
+  else _mm256_storeu_ps(p, v);
+}
+static inline kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_U void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_st(float *p, __m256 v) { _mm256_storeu_ps(p, v); }
+static inline kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_U __m256 kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(const float *p, int rem) { return _mm256_maskload_ps(p, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_mask(rem)); }
+static inline kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_U void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_stt(float *p, __m256 v, int rem) { _mm256_maskstore_ps(p, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_mask(rem), v); }
+
+typedef struct kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ctx {
+  const kfi_dwbpi_args *a;
+  int64_t rb, nrb;                                /* rows per task, row blocks per image */
+  int64_t x0[1], lo[1], hi[1];         /* per column phase: first ix; interior ix in [lo, hi) */
+  int nt;                                         /* non-temporal stores in the blocked path */
+} kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args) {
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  (void)a;
+  (void)args;
   return 0;
 }
 
-/* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_fdiv(int64_t x) {
-  return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
-}
-
-/* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*1 + m] * f[c*1 + m], ix = ox*1 + base. */
-#if defined(__GNUC__)
-__attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
-#endif
-static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(float *restrict r, const float *restrict g, const float *restrict f,
-                          int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
-  int64_t ox, c;
-  for (ox = ox0; ox < ox1; ox++) {
-    float *restrict rr = r + (ox * 1 + base) * C;
-    const float *restrict gg = g + ox * C * 1;
-    for (c = 0; c < C; c++) rr[c] += kfi_ld_f32(gg[c]) * f[c];
-  }
-}
-
-void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1, WC = W * C;
-  const float *dy = (const float *)a->dy;
-  float *dx = (float *)a->dx;
-  const float *flt = (const float *)a->filter;
-  int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_fdiv(PL - 0 + 0), x1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_fdiv(W - 1 + PL - 0) + 1;
-  if (x0_0 < 0) x0_0 = 0;
-  if (x1_0 > OW) x1_0 = OW;
-  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox*1 + base1 in [0, W) */
-  const int64_t base1 = 1 - PL;
-  int64_t x0_1 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_fdiv(PL - 1 + 0), x1_1 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_fdiv(W - 1 + PL - 1) + 1;
-  if (x0_1 < 0) x0_1 = 0;
-  if (x1_1 > OW) x1_1 = OW;
-  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox*1 + base2 in [0, W) */
-  const int64_t base2 = 2 - PL;
-  int64_t x0_2 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_fdiv(PL - 2 + 0), x1_2 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_fdiv(W - 1 + PL - 2) + 1;
-  if (x0_2 < 0) x0_2 = 0;
-  if (x1_2 > OW) x1_2 = OW;
-
-  for (b = 0; b < N; b++) {
-    for (iy = 0; iy < H; iy++) {
-      float *r = dx + (b * H + iy) * WC;
-      for (i = 0; i < WC; i++) r[i] = 0;
-      {
-        const int64_t ty = iy + PT - 0; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const float *g = dy + (b * OH + ty / 1) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(r, g, flt + 1 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(r, g, flt + 2 * CM, x0_2, x1_2, base2, C);
+/* Output rows of phase 0: filter rows { 0, 1, 2 }. */
+static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ctx *x, int64_t b, int64_t iy) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
+  float *d = (float *)a->dx + (b * a->h + iy) * W * C;
+  int64_t c0, ix;
+  int allv = 1;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
+  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  allv &= v0;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
+  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
+  const float *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  allv &= v1;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
+  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
+  const float *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  allv &= v2;
+  for (c0 = 0; c0 + 8 <= C; c0 += 8) {
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f0_0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(flt + 0 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f0_1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(flt + 1 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f0_2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(flt + 2 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f1_0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(flt + 3 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f1_1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(flt + 4 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f1_2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(flt + 5 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f2_0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(flt + 6 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f2_1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(flt + 7 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f2_2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(flt + 8 * CM + c0 * 1 + 0);
+    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 1, 2 } */
+      if (allv && ix >= x->lo[0] && ix + 4 < x->hi[0]) {
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ZERO();
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ZERO();
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ZERO();
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ZERO();
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ZERO();
+        {
+          const float *g = r0 + ((ix + PL - 0) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f0_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 4 * CM + 0), f0_0_0, a4_0);
         }
-      }
-      {
-        const int64_t ty = iy + PT - 1; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const float *g = dy + (b * OH + ty / 1) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(r, g, flt + 3 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(r, g, flt + 4 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(r, g, flt + 5 * CM, x0_2, x1_2, base2, C);
+        {
+          const float *g = r0 + ((ix + PL - 1) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f0_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 4 * CM + 0), f0_1_0, a4_0);
         }
-      }
-      {
-        const int64_t ty = iy + PT - 2; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const float *g = dy + (b * OH + ty / 1) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(r, g, flt + 6 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(r, g, flt + 7 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_tap(r, g, flt + 8 * CM, x0_2, x1_2, base2, C);
+        {
+          const float *g = r0 + ((ix + PL - 2) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f0_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 4 * CM + 0), f0_2_0, a4_0);
         }
+        {
+          const float *g = r1 + ((ix + PL - 0) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f1_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 4 * CM + 0), f1_0_0, a4_0);
+        }
+        {
+          const float *g = r1 + ((ix + PL - 1) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f1_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 4 * CM + 0), f1_1_0, a4_0);
+        }
+        {
+          const float *g = r1 + ((ix + PL - 2) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f1_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 4 * CM + 0), f1_2_0, a4_0);
+        }
+        {
+          const float *g = r2 + ((ix + PL - 0) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f2_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 4 * CM + 0), f2_0_0, a4_0);
+        }
+        {
+          const float *g = r2 + ((ix + PL - 1) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f2_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 4 * CM + 0), f2_1_0, a4_0);
+        }
+        {
+          const float *g = r2 + ((ix + PL - 2) / 1) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f2_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 4 * CM + 0), f2_2_0, a4_0);
+        }
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_stn(d + (ix + 0) * C + c0, a0_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_stn(d + (ix + 1) * C + c0, a1_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_stn(d + (ix + 2) * C + c0, a2_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_stn(d + (ix + 3) * C + c0, a3_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_stn(d + (ix + 4) * C + c0, a4_0, x->nt);
+        ix += 5;
+      } else {
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ZERO();
+        if (v0) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const float *g = r0 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f0_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const float *g = r0 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f0_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const float *g = r0 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f0_2_0, s_0);
+            }
+          }
+        }
+        if (v1) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const float *g = r1 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f1_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const float *g = r1 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f1_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const float *g = r1 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f1_2_0, s_0);
+            }
+          }
+        }
+        if (v2) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const float *g = r2 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f2_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const float *g = r2 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f2_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 1 */
+            if (tx >= 0 && tx < OW * 1) {
+              const float *g = r2 + (tx / 1) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ld(g + 0), f2_2_0, s_0);
+            }
+          }
+        }
+        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_st(d + ix * C + c0, s_0);
+        ix += 1;
       }
     }
   }
+  if (c0 < C) { /* channel tail: masked, pixel by pixel */
+    const int rem = (int)(C - c0);
+    const int m0 = rem;
+    (void)m0;
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f0_0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(flt + 0 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f0_1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(flt + 1 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f0_2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(flt + 2 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f1_0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(flt + 3 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f1_1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(flt + 4 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f1_2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(flt + 5 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f2_0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(flt + 6 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f2_1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(flt + 7 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v f2_2_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(flt + 8 * CM + c0 * 1 + 0, m0);
+    for (ix = x->x0[0]; ix < W; ix += 1) {
+      kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ZERO();
+      if (v0) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 1) {
+            const float *g = r0 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 1) {
+            const float *g = r0 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 1) {
+            const float *g = r0 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_2_0, s_0);
+          }
+        }
+      }
+      if (v1) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 1) {
+            const float *g = r1 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 1) {
+            const float *g = r1 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 1) {
+            const float *g = r1 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_2_0, s_0);
+          }
+        }
+      }
+      if (v2) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 1) {
+            const float *g = r2 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 1) {
+            const float *g = r2 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 1) {
+            const float *g = r2 + (tx / 1) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_FMA(kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_2_0, s_0);
+          }
+        }
+      }
+      kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_stt(d + ix * C + c0, s_0, rem);
+    }
+  }
+}
+
+static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
+  const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ctx *x = (const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ctx *)ctx;
+  const int64_t b = (int64_t)t / x->nrb, iy0 = ((int64_t)t % x->nrb) * x->rb;
+  int64_t iy, iy1 = iy0 + x->rb;
+  if (iy1 > x->a->h) iy1 = x->a->h;
+  for (iy = iy0; iy < iy1; iy++) {
+    kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_row0(x, b, iy);
+  }
+  if (x->nt) _mm_sfence(); /* order the streaming stores before the task ends */
+}
+
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par) {
+  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
+  const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
+  kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ctx x;
+  x.a = a;
+  /* fixed partition (shape only, never the thread count): ~16K outputs a task */
+  x.rb = 16384 / wc;
+  if (x.rb < 1) x.rb = 1;
+  if (x.rb > a->h) x.rb = a->h;
+  x.nrb = (a->h + x.rb - 1) / x.rb;
+  /* Streaming stores when dx is far larger than the caches it would evict
+     and every channel block is a whole aligned vector. */
+  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= ((int64_t)8 << 20) && a->c % 8 == 0 &&
+         ((uintptr_t)a->dx & 31) == 0;
+  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
+  x.lo[0] = 2 - PL;
+  x.hi[0] = (OW - 1) * 1 + 0 - PL + 1;
+  if (x.hi[0] > W) x.hi[0] = W;
+  (void)W, (void)PL, (void)OW;
+  kfi_parallel_for(par, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_task, &x, (size_t)(a->n * x.nrb));
 }
 
 #if defined(__clang__)

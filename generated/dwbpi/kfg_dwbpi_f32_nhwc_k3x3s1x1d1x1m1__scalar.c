@@ -32,7 +32,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_tap(float *restrict r, con
 }
 
 void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
+  (void)par; /* the portable variant runs serially */
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1, WC = W * C;

@@ -13,175 +13,1636 @@
 
 void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_scratch(const void *args);
+typedef __m512 kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v;
+#if defined(__GNUC__)
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_U __attribute__((unused))
+#else
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_U
+#endif
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO() _mm512_setzero_ps()
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_SET1(x) _mm512_set1_ps(x)
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_U __mmask16 kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_mask(int rem) { return (__mmask16)((1u << rem) - 1u); }
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_U __m512 kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(const float *p) { return _mm512_loadu_ps(p); }
+/* non-temporal store of a whole aligned vector (large outputs: no write-allocate read) */
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_U void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(float *p, __m512 v, int nt) {
+  if (nt) _mm512_stream_ps(p, v);
+  else _mm512_storeu_ps(p, v);
+}
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_U void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_st(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_U __m512 kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(const float *p, int rem) { return _mm512_maskz_loadu_ps(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_mask(rem), p); }
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_U void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stt(float *p, __m512 v, int rem) { _mm512_mask_storeu_ps(p, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_mask(rem), v); }
+
+typedef struct kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ctx {
+  const kfi_dwbpi_args *a;
+  int64_t rb, nrb;                                /* rows per task, row blocks per image */
+  int64_t x0[2], lo[2], hi[2];         /* per column phase: first ix; interior ix in [lo, hi) */
+  int nt;                                         /* non-temporal stores in the blocked path */
+} kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_scratch(const void *args) {
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  (void)a;
+  (void)args;
   return 0;
 }
 
-/* floor(x / 2) for any sign of x */
-static int64_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(int64_t x) {
-  return x >= 0 ? x / 2 : -((2 - 1 - x) / 2);
-}
-
-/* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*1 + m] * f[c*1 + m], ix = ox*2 + base. */
-#if defined(__GNUC__)
-__attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
-#endif
-static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(float *restrict r, const float *restrict g, const float *restrict f,
-                          int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
-  int64_t ox, c;
-  for (ox = ox0; ox < ox1; ox++) {
-    float *restrict rr = r + (ox * 2 + base) * C;
-    const float *restrict gg = g + ox * C * 1;
-    for (c = 0; c < C; c++) rr[c] += kfi_ld_f32(gg[c]) * f[c];
-  }
-}
-
-void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
-  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1, WC = W * C;
-  const float *dy = (const float *)a->dy;
-  float *dx = (float *)a->dx;
-  const float *flt = (const float *)a->filter;
-  int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*2 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(PL - 0 + 1), x1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(W - 1 + PL - 0) + 1;
-  if (x0_0 < 0) x0_0 = 0;
-  if (x1_0 > OW) x1_0 = OW;
-  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox*2 + base1 in [0, W) */
-  const int64_t base1 = 1 - PL;
-  int64_t x0_1 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(PL - 1 + 1), x1_1 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(W - 1 + PL - 1) + 1;
-  if (x0_1 < 0) x0_1 = 0;
-  if (x1_1 > OW) x1_1 = OW;
-  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox*2 + base2 in [0, W) */
-  const int64_t base2 = 2 - PL;
-  int64_t x0_2 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(PL - 2 + 1), x1_2 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(W - 1 + PL - 2) + 1;
-  if (x0_2 < 0) x0_2 = 0;
-  if (x1_2 > OW) x1_2 = OW;
-  /* tap column 3: ox in [x0_3, x1_3) lands on ix = ox*2 + base3 in [0, W) */
-  const int64_t base3 = 3 - PL;
-  int64_t x0_3 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(PL - 3 + 1), x1_3 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(W - 1 + PL - 3) + 1;
-  if (x0_3 < 0) x0_3 = 0;
-  if (x1_3 > OW) x1_3 = OW;
-  /* tap column 4: ox in [x0_4, x1_4) lands on ix = ox*2 + base4 in [0, W) */
-  const int64_t base4 = 4 - PL;
-  int64_t x0_4 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(PL - 4 + 1), x1_4 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(W - 1 + PL - 4) + 1;
-  if (x0_4 < 0) x0_4 = 0;
-  if (x1_4 > OW) x1_4 = OW;
-  /* tap column 5: ox in [x0_5, x1_5) lands on ix = ox*2 + base5 in [0, W) */
-  const int64_t base5 = 5 - PL;
-  int64_t x0_5 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(PL - 5 + 1), x1_5 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(W - 1 + PL - 5) + 1;
-  if (x0_5 < 0) x0_5 = 0;
-  if (x1_5 > OW) x1_5 = OW;
-  /* tap column 6: ox in [x0_6, x1_6) lands on ix = ox*2 + base6 in [0, W) */
-  const int64_t base6 = 6 - PL;
-  int64_t x0_6 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(PL - 6 + 1), x1_6 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fdiv(W - 1 + PL - 6) + 1;
-  if (x0_6 < 0) x0_6 = 0;
-  if (x1_6 > OW) x1_6 = OW;
-
-  for (b = 0; b < N; b++) {
-    for (iy = 0; iy < H; iy++) {
-      float *r = dx + (b * H + iy) * WC;
-      for (i = 0; i < WC; i++) r[i] = 0;
-      {
-        const int64_t ty = iy + PT - 0; /* oy * 2 */
-        if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const float *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 1 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 2 * CM, x0_2, x1_2, base2, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 3 * CM, x0_3, x1_3, base3, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 4 * CM, x0_4, x1_4, base4, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 5 * CM, x0_5, x1_5, base5, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 6 * CM, x0_6, x1_6, base6, C);
+/* Output rows of phase 0: filter rows { 0, 2, 4, 6 }. */
+static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
+  float *d = (float *)a->dx + (b * a->h + iy) * W * C;
+  int64_t c0, ix;
+  int allv = 1;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int v0 = ty0 >= 0 && ty0 / 2 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
+  allv &= v0;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 2 */
+  const int v2 = ty2 >= 0 && ty2 / 2 < OH;
+  const float *r2 = dy + (b * OH + (v2 ? ty2 / 2 : 0)) * OW * CM;
+  allv &= v2;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 2 */
+  const int v4 = ty4 >= 0 && ty4 / 2 < OH;
+  const float *r4 = dy + (b * OH + (v4 ? ty4 / 2 : 0)) * OW * CM;
+  allv &= v4;
+  const int64_t ty6 = iy + a->pad_top - 6; /* oy * 2 */
+  const int v6 = ty6 >= 0 && ty6 / 2 < OH;
+  const float *r6 = dy + (b * OH + (v6 ? ty6 / 2 : 0)) * OW * CM;
+  allv &= v6;
+  for (c0 = 0; c0 + 16 <= C; c0 += 16) {
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 0 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 1 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 2 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 3 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 4 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 5 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 6 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 14 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 15 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 16 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 17 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 18 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 19 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 20 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 28 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 29 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 30 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 31 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 32 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 33 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 34 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 42 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 43 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 44 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 45 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 46 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 47 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 48 * CM + c0 * 1 + 0);
+    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 2, 4, 6 } */
+      if (allv && ix >= x->lo[0] && ix + 14 < x->hi[0]) {
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        {
+          const float *g = r0 + ((ix + PL - 0) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_0_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_0_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_0_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_0_0, a7_0);
         }
+        {
+          const float *g = r0 + ((ix + PL - 2) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_2_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_2_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_2_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_2_0, a7_0);
+        }
+        {
+          const float *g = r0 + ((ix + PL - 4) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_4_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_4_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_4_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_4_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_4_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_4_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_4_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_4_0, a7_0);
+        }
+        {
+          const float *g = r0 + ((ix + PL - 6) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_6_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_6_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_6_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_6_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_6_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_6_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_6_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_6_0, a7_0);
+        }
+        {
+          const float *g = r2 + ((ix + PL - 0) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_0_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_0_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_0_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_0_0, a7_0);
+        }
+        {
+          const float *g = r2 + ((ix + PL - 2) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_2_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_2_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_2_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_2_0, a7_0);
+        }
+        {
+          const float *g = r2 + ((ix + PL - 4) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_4_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_4_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_4_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_4_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_4_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_4_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_4_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_4_0, a7_0);
+        }
+        {
+          const float *g = r2 + ((ix + PL - 6) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_6_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_6_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_6_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_6_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_6_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_6_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_6_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_6_0, a7_0);
+        }
+        {
+          const float *g = r4 + ((ix + PL - 0) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_0_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_0_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_0_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_0_0, a7_0);
+        }
+        {
+          const float *g = r4 + ((ix + PL - 2) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_2_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_2_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_2_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_2_0, a7_0);
+        }
+        {
+          const float *g = r4 + ((ix + PL - 4) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_4_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_4_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_4_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_4_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_4_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_4_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_4_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_4_0, a7_0);
+        }
+        {
+          const float *g = r4 + ((ix + PL - 6) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_6_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_6_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_6_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_6_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_6_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_6_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_6_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_6_0, a7_0);
+        }
+        {
+          const float *g = r6 + ((ix + PL - 0) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f6_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f6_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f6_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f6_0_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f6_0_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f6_0_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f6_0_0, a7_0);
+        }
+        {
+          const float *g = r6 + ((ix + PL - 2) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f6_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f6_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f6_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f6_2_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f6_2_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f6_2_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f6_2_0, a7_0);
+        }
+        {
+          const float *g = r6 + ((ix + PL - 4) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_4_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f6_4_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f6_4_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f6_4_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f6_4_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f6_4_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f6_4_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f6_4_0, a7_0);
+        }
+        {
+          const float *g = r6 + ((ix + PL - 6) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_6_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f6_6_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f6_6_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f6_6_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f6_6_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f6_6_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f6_6_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f6_6_0, a7_0);
+        }
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 0) * C + c0, a0_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 2) * C + c0, a1_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 4) * C + c0, a2_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 6) * C + c0, a3_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 8) * C + c0, a4_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 10) * C + c0, a5_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 12) * C + c0, a6_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 14) * C + c0, a7_0, x->nt);
+        ix += 16;
+      } else {
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        if (v0) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r0 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r0 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_2_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 4; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r0 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_4_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 6; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r0 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_6_0, s_0);
+            }
+          }
+        }
+        if (v2) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r2 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r2 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_2_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 4; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r2 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_4_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 6; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r2 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_6_0, s_0);
+            }
+          }
+        }
+        if (v4) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r4 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r4 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_2_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 4; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r4 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_4_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 6; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r4 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_6_0, s_0);
+            }
+          }
+        }
+        if (v6) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r6 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r6 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_2_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 4; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r6 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_4_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 6; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r6 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_6_0, s_0);
+            }
+          }
+        }
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_st(d + ix * C + c0, s_0);
+        ix += 2;
       }
-      {
-        const int64_t ty = iy + PT - 1; /* oy * 2 */
-        if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const float *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 7 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 8 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 9 * CM, x0_2, x1_2, base2, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 10 * CM, x0_3, x1_3, base3, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 11 * CM, x0_4, x1_4, base4, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 12 * CM, x0_5, x1_5, base5, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 13 * CM, x0_6, x1_6, base6, C);
+    }
+    for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols { 1, 3, 5 } */
+      if (allv && ix >= x->lo[1] && ix + 14 < x->hi[1]) {
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        {
+          const float *g = r0 + ((ix + PL - 1) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_1_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_1_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_1_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_1_0, a7_0);
         }
-      }
-      {
-        const int64_t ty = iy + PT - 2; /* oy * 2 */
-        if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const float *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 14 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 15 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 16 * CM, x0_2, x1_2, base2, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 17 * CM, x0_3, x1_3, base3, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 18 * CM, x0_4, x1_4, base4, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 19 * CM, x0_5, x1_5, base5, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 20 * CM, x0_6, x1_6, base6, C);
+        {
+          const float *g = r0 + ((ix + PL - 3) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_3_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_3_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_3_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_3_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_3_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_3_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_3_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_3_0, a7_0);
         }
-      }
-      {
-        const int64_t ty = iy + PT - 3; /* oy * 2 */
-        if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const float *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 21 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 22 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 23 * CM, x0_2, x1_2, base2, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 24 * CM, x0_3, x1_3, base3, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 25 * CM, x0_4, x1_4, base4, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 26 * CM, x0_5, x1_5, base5, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 27 * CM, x0_6, x1_6, base6, C);
+        {
+          const float *g = r0 + ((ix + PL - 5) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_5_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_5_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_5_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_5_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_5_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_5_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_5_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_5_0, a7_0);
         }
-      }
-      {
-        const int64_t ty = iy + PT - 4; /* oy * 2 */
-        if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const float *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 28 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 29 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 30 * CM, x0_2, x1_2, base2, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 31 * CM, x0_3, x1_3, base3, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 32 * CM, x0_4, x1_4, base4, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 33 * CM, x0_5, x1_5, base5, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 34 * CM, x0_6, x1_6, base6, C);
+        {
+          const float *g = r2 + ((ix + PL - 1) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_1_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_1_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_1_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_1_0, a7_0);
         }
-      }
-      {
-        const int64_t ty = iy + PT - 5; /* oy * 2 */
-        if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const float *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 35 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 36 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 37 * CM, x0_2, x1_2, base2, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 38 * CM, x0_3, x1_3, base3, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 39 * CM, x0_4, x1_4, base4, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 40 * CM, x0_5, x1_5, base5, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 41 * CM, x0_6, x1_6, base6, C);
+        {
+          const float *g = r2 + ((ix + PL - 3) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_3_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_3_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_3_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_3_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_3_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_3_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_3_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_3_0, a7_0);
         }
-      }
-      {
-        const int64_t ty = iy + PT - 6; /* oy * 2 */
-        if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-          const float *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 42 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 43 * CM, x0_1, x1_1, base1, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 44 * CM, x0_2, x1_2, base2, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 45 * CM, x0_3, x1_3, base3, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 46 * CM, x0_4, x1_4, base4, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 47 * CM, x0_5, x1_5, base5, C);
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_tap(r, g, flt + 48 * CM, x0_6, x1_6, base6, C);
+        {
+          const float *g = r2 + ((ix + PL - 5) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_5_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_5_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_5_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_5_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_5_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_5_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_5_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_5_0, a7_0);
         }
+        {
+          const float *g = r4 + ((ix + PL - 1) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_1_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_1_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_1_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_1_0, a7_0);
+        }
+        {
+          const float *g = r4 + ((ix + PL - 3) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_3_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_3_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_3_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_3_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_3_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_3_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_3_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_3_0, a7_0);
+        }
+        {
+          const float *g = r4 + ((ix + PL - 5) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_5_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_5_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_5_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_5_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_5_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_5_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_5_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_5_0, a7_0);
+        }
+        {
+          const float *g = r6 + ((ix + PL - 1) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f6_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f6_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f6_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f6_1_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f6_1_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f6_1_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f6_1_0, a7_0);
+        }
+        {
+          const float *g = r6 + ((ix + PL - 3) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_3_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f6_3_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f6_3_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f6_3_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f6_3_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f6_3_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f6_3_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f6_3_0, a7_0);
+        }
+        {
+          const float *g = r6 + ((ix + PL - 5) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_5_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f6_5_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f6_5_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f6_5_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f6_5_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f6_5_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f6_5_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f6_5_0, a7_0);
+        }
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 0) * C + c0, a0_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 2) * C + c0, a1_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 4) * C + c0, a2_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 6) * C + c0, a3_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 8) * C + c0, a4_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 10) * C + c0, a5_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 12) * C + c0, a6_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 14) * C + c0, a7_0, x->nt);
+        ix += 16;
+      } else {
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        if (v0) {
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r0 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 3; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r0 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_3_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 5; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r0 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f0_5_0, s_0);
+            }
+          }
+        }
+        if (v2) {
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r2 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 3; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r2 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_3_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 5; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r2 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f2_5_0, s_0);
+            }
+          }
+        }
+        if (v4) {
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r4 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 3; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r4 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_3_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 5; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r4 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f4_5_0, s_0);
+            }
+          }
+        }
+        if (v6) {
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r6 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 3; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r6 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_3_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 5; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r6 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f6_5_0, s_0);
+            }
+          }
+        }
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_st(d + ix * C + c0, s_0);
+        ix += 2;
       }
     }
   }
+  if (c0 < C) { /* channel tail: masked, pixel by pixel */
+    const int rem = (int)(C - c0);
+    const int m0 = rem;
+    (void)m0;
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 0 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 1 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 2 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 3 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 4 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 5 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f0_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 6 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 14 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 15 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 16 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 17 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 18 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 19 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f2_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 20 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 28 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 29 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 30 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 31 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 32 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 33 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f4_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 34 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 42 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 43 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 44 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 45 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 46 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 47 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f6_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 48 * CM + c0 * 1 + 0, m0);
+    for (ix = x->x0[0]; ix < W; ix += 2) {
+      kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+      if (v0) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r0 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r0 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_2_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 4;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r0 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_4_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 6;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r0 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_6_0, s_0);
+          }
+        }
+      }
+      if (v2) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r2 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r2 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_2_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 4;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r2 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_4_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 6;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r2 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_6_0, s_0);
+          }
+        }
+      }
+      if (v4) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r4 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r4 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_2_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 4;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r4 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_4_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 6;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r4 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_6_0, s_0);
+          }
+        }
+      }
+      if (v6) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r6 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f6_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r6 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f6_2_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 4;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r6 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f6_4_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 6;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r6 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f6_6_0, s_0);
+          }
+        }
+      }
+      kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stt(d + ix * C + c0, s_0, rem);
+    }
+    for (ix = x->x0[1]; ix < W; ix += 2) {
+      kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+      if (v0) {
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r0 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 3;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r0 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_3_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 5;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r0 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_5_0, s_0);
+          }
+        }
+      }
+      if (v2) {
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r2 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 3;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r2 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_3_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 5;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r2 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_5_0, s_0);
+          }
+        }
+      }
+      if (v4) {
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r4 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 3;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r4 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_3_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 5;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r4 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_5_0, s_0);
+          }
+        }
+      }
+      if (v6) {
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r6 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f6_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 3;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r6 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f6_3_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 5;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r6 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f6_5_0, s_0);
+          }
+        }
+      }
+      kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stt(d + ix * C + c0, s_0, rem);
+    }
+  }
+}
+
+/* Output rows of phase 1: filter rows { 1, 3, 5 }. */
+static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
+  float *d = (float *)a->dx + (b * a->h + iy) * W * C;
+  int64_t c0, ix;
+  int allv = 1;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 2 */
+  const int v1 = ty1 >= 0 && ty1 / 2 < OH;
+  const float *r1 = dy + (b * OH + (v1 ? ty1 / 2 : 0)) * OW * CM;
+  allv &= v1;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 2 */
+  const int v3 = ty3 >= 0 && ty3 / 2 < OH;
+  const float *r3 = dy + (b * OH + (v3 ? ty3 / 2 : 0)) * OW * CM;
+  allv &= v3;
+  const int64_t ty5 = iy + a->pad_top - 5; /* oy * 2 */
+  const int v5 = ty5 >= 0 && ty5 / 2 < OH;
+  const float *r5 = dy + (b * OH + (v5 ? ty5 / 2 : 0)) * OW * CM;
+  allv &= v5;
+  for (c0 = 0; c0 + 16 <= C; c0 += 16) {
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 7 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 8 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 9 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 10 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 11 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 12 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 13 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 21 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 22 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 23 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 24 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 25 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 26 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 27 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 35 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 36 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 37 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 38 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 39 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 40 * CM + c0 * 1 + 0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(flt + 41 * CM + c0 * 1 + 0);
+    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 2, 4, 6 } */
+      if (allv && ix >= x->lo[0] && ix + 14 < x->hi[0]) {
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        {
+          const float *g = r1 + ((ix + PL - 0) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_0_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_0_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_0_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_0_0, a7_0);
+        }
+        {
+          const float *g = r1 + ((ix + PL - 2) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_2_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_2_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_2_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_2_0, a7_0);
+        }
+        {
+          const float *g = r1 + ((ix + PL - 4) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_4_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_4_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_4_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_4_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_4_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_4_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_4_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_4_0, a7_0);
+        }
+        {
+          const float *g = r1 + ((ix + PL - 6) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_6_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_6_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_6_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_6_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_6_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_6_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_6_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_6_0, a7_0);
+        }
+        {
+          const float *g = r3 + ((ix + PL - 0) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_0_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_0_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_0_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_0_0, a7_0);
+        }
+        {
+          const float *g = r3 + ((ix + PL - 2) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_2_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_2_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_2_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_2_0, a7_0);
+        }
+        {
+          const float *g = r3 + ((ix + PL - 4) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_4_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_4_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_4_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_4_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_4_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_4_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_4_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_4_0, a7_0);
+        }
+        {
+          const float *g = r3 + ((ix + PL - 6) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_6_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_6_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_6_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_6_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_6_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_6_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_6_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_6_0, a7_0);
+        }
+        {
+          const float *g = r5 + ((ix + PL - 0) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_0_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f5_0_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f5_0_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f5_0_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f5_0_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f5_0_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f5_0_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f5_0_0, a7_0);
+        }
+        {
+          const float *g = r5 + ((ix + PL - 2) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_2_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f5_2_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f5_2_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f5_2_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f5_2_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f5_2_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f5_2_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f5_2_0, a7_0);
+        }
+        {
+          const float *g = r5 + ((ix + PL - 4) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_4_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f5_4_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f5_4_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f5_4_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f5_4_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f5_4_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f5_4_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f5_4_0, a7_0);
+        }
+        {
+          const float *g = r5 + ((ix + PL - 6) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_6_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f5_6_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f5_6_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f5_6_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f5_6_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f5_6_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f5_6_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f5_6_0, a7_0);
+        }
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 0) * C + c0, a0_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 2) * C + c0, a1_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 4) * C + c0, a2_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 6) * C + c0, a3_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 8) * C + c0, a4_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 10) * C + c0, a5_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 12) * C + c0, a6_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 14) * C + c0, a7_0, x->nt);
+        ix += 16;
+      } else {
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        if (v1) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r1 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r1 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_2_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 4; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r1 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_4_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 6; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r1 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_6_0, s_0);
+            }
+          }
+        }
+        if (v3) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r3 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r3 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_2_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 4; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r3 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_4_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 6; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r3 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_6_0, s_0);
+            }
+          }
+        }
+        if (v5) {
+          {
+            const int64_t tx = ix + PL - 0; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r5 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_0_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 2; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r5 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_2_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 4; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r5 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_4_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 6; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r5 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_6_0, s_0);
+            }
+          }
+        }
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_st(d + ix * C + c0, s_0);
+        ix += 2;
+      }
+    }
+    for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols { 1, 3, 5 } */
+      if (allv && ix >= x->lo[1] && ix + 14 < x->hi[1]) {
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        {
+          const float *g = r1 + ((ix + PL - 1) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_1_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_1_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_1_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_1_0, a7_0);
+        }
+        {
+          const float *g = r1 + ((ix + PL - 3) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_3_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_3_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_3_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_3_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_3_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_3_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_3_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_3_0, a7_0);
+        }
+        {
+          const float *g = r1 + ((ix + PL - 5) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_5_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_5_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_5_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_5_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_5_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_5_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_5_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_5_0, a7_0);
+        }
+        {
+          const float *g = r3 + ((ix + PL - 1) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_1_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_1_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_1_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_1_0, a7_0);
+        }
+        {
+          const float *g = r3 + ((ix + PL - 3) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_3_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_3_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_3_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_3_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_3_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_3_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_3_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_3_0, a7_0);
+        }
+        {
+          const float *g = r3 + ((ix + PL - 5) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_5_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_5_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_5_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_5_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_5_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_5_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_5_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_5_0, a7_0);
+        }
+        {
+          const float *g = r5 + ((ix + PL - 1) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_1_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f5_1_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f5_1_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f5_1_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f5_1_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f5_1_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f5_1_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f5_1_0, a7_0);
+        }
+        {
+          const float *g = r5 + ((ix + PL - 3) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_3_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f5_3_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f5_3_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f5_3_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f5_3_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f5_3_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f5_3_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f5_3_0, a7_0);
+        }
+        {
+          const float *g = r5 + ((ix + PL - 5) / 2) * CM + c0 * 1;
+          a0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_5_0, a0_0);
+          a1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f5_5_0, a1_0);
+          a2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f5_5_0, a2_0);
+          a3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f5_5_0, a3_0);
+          a4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f5_5_0, a4_0);
+          a5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f5_5_0, a5_0);
+          a6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f5_5_0, a6_0);
+          a7_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f5_5_0, a7_0);
+        }
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 0) * C + c0, a0_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 2) * C + c0, a1_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 4) * C + c0, a2_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 6) * C + c0, a3_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 8) * C + c0, a4_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 10) * C + c0, a5_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 12) * C + c0, a6_0, x->nt);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stn(d + (ix + 14) * C + c0, a7_0, x->nt);
+        ix += 16;
+      } else {
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+        if (v1) {
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r1 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 3; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r1 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_3_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 5; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r1 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f1_5_0, s_0);
+            }
+          }
+        }
+        if (v3) {
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r3 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 3; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r3 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_3_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 5; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r3 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f3_5_0, s_0);
+            }
+          }
+        }
+        if (v5) {
+          {
+            const int64_t tx = ix + PL - 1; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r5 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_1_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 3; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r5 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_3_0, s_0);
+            }
+          }
+          {
+            const int64_t tx = ix + PL - 5; /* ox * 2 */
+            if (tx >= 0 && tx < OW * 2) {
+              const float *g = r5 + (tx / 2) * CM + c0 * 1;
+              s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ld(g + 0), f5_5_0, s_0);
+            }
+          }
+        }
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_st(d + ix * C + c0, s_0);
+        ix += 2;
+      }
+    }
+  }
+  if (c0 < C) { /* channel tail: masked, pixel by pixel */
+    const int rem = (int)(C - c0);
+    const int m0 = rem;
+    (void)m0;
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 7 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 8 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 9 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 10 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 11 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 12 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f1_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 13 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 21 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 22 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 23 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 24 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 25 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 26 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f3_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 27 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_0_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 35 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_1_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 36 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_2_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 37 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_3_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 38 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_4_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 39 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_5_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 40 * CM + c0 * 1 + 0, m0);
+    const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v f5_6_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(flt + 41 * CM + c0 * 1 + 0, m0);
+    for (ix = x->x0[0]; ix < W; ix += 2) {
+      kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+      if (v1) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r1 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r1 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_2_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 4;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r1 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_4_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 6;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r1 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_6_0, s_0);
+          }
+        }
+      }
+      if (v3) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r3 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r3 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_2_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 4;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r3 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_4_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 6;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r3 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_6_0, s_0);
+          }
+        }
+      }
+      if (v5) {
+        {
+          const int64_t tx = ix + PL - 0;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r5 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f5_0_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 2;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r5 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f5_2_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 4;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r5 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f5_4_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 6;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r5 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f5_6_0, s_0);
+          }
+        }
+      }
+      kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stt(d + ix * C + c0, s_0, rem);
+    }
+    for (ix = x->x0[1]; ix < W; ix += 2) {
+      kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ZERO();
+      if (v1) {
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r1 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 3;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r1 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_3_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 5;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r1 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_5_0, s_0);
+          }
+        }
+      }
+      if (v3) {
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r3 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 3;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r3 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_3_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 5;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r3 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_5_0, s_0);
+          }
+        }
+      }
+      if (v5) {
+        {
+          const int64_t tx = ix + PL - 1;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r5 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f5_1_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 3;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r5 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f5_3_0, s_0);
+          }
+        }
+        {
+          const int64_t tx = ix + PL - 5;
+          if (tx >= 0 && tx < OW * 2) {
+            const float *g = r5 + (tx / 2) * CM + c0 * 1;
+            s_0 = kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ldt(g + 0, m0), f5_5_0, s_0);
+          }
+        }
+      }
+      kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_stt(d + ix * C + c0, s_0, rem);
+    }
+  }
+}
+
+static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_task(void *ctx, size_t t) {
+  const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ctx *x = (const kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ctx *)ctx;
+  const int64_t b = (int64_t)t / x->nrb, iy0 = ((int64_t)t % x->nrb) * x->rb;
+  int64_t iy, iy1 = iy0 + x->rb;
+  if (iy1 > x->a->h) iy1 = x->a->h;
+  for (iy = iy0; iy < iy1; iy++) {
+    switch ((int)((iy + x->a->pad_top) % 2)) {
+      case 0: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row0(x, b, iy); break;
+      case 1: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row1(x, b, iy); break;
+      default: break;
+    }
+  }
+  if (x->nt) _mm_sfence(); /* order the streaming stores before the task ends */
+}
+
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512(const void *args, const kfi_par *par) {
+  const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
+  const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_ctx x;
+  x.a = a;
+  /* fixed partition (shape only, never the thread count): ~16K outputs a task */
+  x.rb = 16384 / wc;
+  if (x.rb < 1) x.rb = 1;
+  if (x.rb > a->h) x.rb = a->h;
+  x.nrb = (a->h + x.rb - 1) / x.rb;
+  /* Streaming stores when dx is far larger than the caches it would evict
+     and every channel block is a whole aligned vector. */
+  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= ((int64_t)8 << 20) && a->c % 16 == 0 &&
+         ((uintptr_t)a->dx & 63) == 0;
+  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.lo[0] = 6 - PL;
+  x.hi[0] = (OW - 1) * 2 + 0 - PL + 1;
+  if (x.hi[0] > W) x.hi[0] = W;
+  x.x0[1] = ((1 - PL) % 2 + 2) % 2;
+  x.lo[1] = 5 - PL;
+  x.hi[1] = (OW - 1) * 2 + 1 - PL + 1;
+  if (x.hi[1] > W) x.hi[1] = W;
+  (void)W, (void)PL, (void)OW;
+  kfi_parallel_for(par, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_task, &x, (size_t)(a->n * x.nrb));
 }
 
 #if defined(__clang__)

@@ -32,7 +32,7 @@ static void kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar_tap(double *restrict r, co
 }
 
 void kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar(const void *args, const kfi_par *par) {
-  (void)par; /* serial for now */
+  (void)par; /* the portable variant runs serially */
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 2, WC = W * C;

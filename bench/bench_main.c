@@ -1,0 +1,285 @@
+/*
+** bench_main.c -- kforge's benchmark driver (`ninja bench`): measures the
+** machine's memory bandwidth (STREAM-style) in the same run, then calls each
+** op's benchmark (bench_bngrad, bench_dwbpi), which time kforge against
+** oneDNN (same process) and PyTorch (bench/bench_torch.py's results file).
+**
+**   build/bench/kforge_bench [--reps N] [--warmup N] [--filter TEXT]
+**                            [--torch FILE] [--no-stream]
+*/
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pthreadpool.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "bench.h"
+
+/* Weak empty defaults: an op file that is not linked in prints nothing. */
+__attribute__((weak)) void bench_bngrad(bench_ctx *ctx) { (void)ctx; }
+__attribute__((weak)) void bench_dwbpi(bench_ctx *ctx) { (void)ctx; }
+
+double bench_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+void *bench_alloc(size_t bytes) {
+  void *p = NULL;
+  if (bytes == 0) bytes = 64;
+  bytes = (bytes + 63) & ~(size_t)63;
+  if (posix_memalign(&p, 4096, bytes) != 0 || !p) {
+    fprintf(stderr, "bench: out of memory (%zu bytes)\n", bytes);
+    exit(1);
+  }
+  memset(p, 0, bytes); /* first touch: no page fault inside a timed call */
+  return p;
+}
+
+void bench_free(void *p) { free(p); }
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+bench_stats bench_time(const bench_ctx *ctx, void (*fn)(void *arg), void *arg) {
+  bench_stats s;
+  double t[1000];
+  int i, n = ctx->reps < 1 ? 1 : ctx->reps > 1000 ? 1000 : ctx->reps;
+  for (i = 0; i < ctx->warmup; i++) fn(arg);
+  for (i = 0; i < n; i++) {
+    double t0 = bench_now_ms();
+    fn(arg);
+    t[i] = bench_now_ms() - t0;
+  }
+  qsort(t, (size_t)n, sizeof t[0], cmp_double);
+  s.median_ms = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  s.min_ms = t[0];
+  return s;
+}
+
+void bench_pin_single(void) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(0, &set);
+  sched_setaffinity(0, sizeof set, &set);
+}
+
+void bench_pin_all(void) {
+  cpu_set_t set;
+  long i, n = sysconf(_SC_NPROCESSORS_ONLN);
+  CPU_ZERO(&set);
+  for (i = 0; i < n && i < CPU_SETSIZE; i++) CPU_SET((int)i, &set);
+  sched_setaffinity(0, sizeof set, &set);
+}
+
+double bench_ext_ms(const bench_ctx *ctx, const char *key, int threads) {
+  int i;
+  for (i = 0; i < ctx->num_ext; i++)
+    if (ctx->ext[i].threads == threads && strcmp(ctx->ext[i].key, key) == 0) return ctx->ext[i].median_ms;
+  return -1.0;
+}
+
+int bench_selected(const bench_ctx *ctx, const char *name) {
+  return !ctx->filter || strstr(name, ctx->filter) != NULL;
+}
+
+static unsigned next_rand(unsigned *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 8;
+}
+
+void bench_fill_f32(float *p, size_t n, unsigned seed, float lo, float hi) {
+  size_t i;
+  for (i = 0; i < n; i++) p[i] = lo + (hi - lo) * (float)next_rand(&seed) * (1.0f / 16777216.0f);
+}
+
+void bench_fill_u16(unsigned short *p, size_t n, unsigned seed, float lo, float hi, kf_dtype T) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    float f = lo + (hi - lo) * (float)next_rand(&seed) * (1.0f / 16777216.0f);
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    if (T == KF_BFLOAT16) {
+      p[i] = (unsigned short)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+    } else { /* half, |f| < 65504, normal range or zero */
+      uint32_t s = (b >> 16) & 0x8000u, ax = b & 0x7fffffffu;
+      if (ax < 0x38800000u) p[i] = (unsigned short)s;
+      else {
+        uint32_t r = ax - 0x38000000u;
+        r += 0x0fffu + ((r >> 13) & 1u);
+        p[i] = (unsigned short)(s | (r >> 13));
+      }
+    }
+  }
+}
+
+void bench_printf(const bench_ctx *ctx, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(ctx->out, fmt, ap);
+  va_end(ap);
+  fflush(ctx->out);
+}
+
+/* ---- kf_threads over pthreadpool ---- */
+static void pool_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
+  pthreadpool_parallelize_1d((pthreadpool_t)pool, (pthreadpool_task_1d_t)task, ctx, n, 0);
+}
+
+/* ---- STREAM-style bandwidth: arrays far larger than the LLC ---- */
+typedef struct {
+  double *a, *b, *c;
+  size_t n, chunk;
+  int kind; /* 0 copy, 1 triad, 2 read, 3 copy with streaming stores */
+  double sum[64];
+} stream_job;
+
+static void stream_task(void *ctx, size_t t) {
+  stream_job *j = (stream_job *)ctx;
+  size_t i0 = t * j->chunk, i1 = i0 + j->chunk < j->n ? i0 + j->chunk : j->n, i;
+  double *a = j->a, *b = j->b, *c = j->c, s = 0.0;
+  switch (j->kind) {
+    case 0: memcpy(c + i0, a + i0, (i1 - i0) * sizeof(double)); break;
+    case 1: for (i = i0; i < i1; i++) a[i] = b[i] + 3.0 * c[i]; break;
+    case 2: {
+      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (i = i0; i + 4 <= i1; i += 4) { s0 += a[i]; s1 += a[i + 1]; s2 += a[i + 2]; s3 += a[i + 3]; }
+      s = s0 + s1 + s2 + s3;
+      break;
+    }
+    default:
+#if defined(__x86_64__)
+      for (i = i0; i + 2 <= i1; i += 2) _mm_stream_pd(c + i, _mm_loadu_pd(a + i));
+      _mm_sfence();
+#else
+      memcpy(c + i0, a + i0, (i1 - i0) * sizeof(double));
+#endif
+      break;
+  }
+  j->sum[t % 64] += s;
+}
+
+static double stream_run(stream_job *j, int kind, pthreadpool_t pool, int tasks) {
+  static const double bytes_per[] = { 16, 24, 8, 16 };
+  double best = 1e30;
+  int r;
+  j->kind = kind;
+  j->chunk = (j->n + (size_t)tasks - 1) / (size_t)tasks;
+  for (r = 0; r < 6; r++) {
+    double t0 = bench_now_ms(), t;
+    if (pool) pthreadpool_parallelize_1d(pool, stream_task, j, (size_t)tasks, 0);
+    else stream_task(j, 0);
+    t = bench_now_ms() - t0;
+    if (r > 0 && t < best) best = t;
+  }
+  return bytes_per[kind] * (double)j->n / (best * 1e6); /* GB/s */
+}
+
+static void measure_bandwidth(bench_ctx *ctx, pthreadpool_t pool) {
+  stream_job j;
+  memset(&j, 0, sizeof j);
+  j.n = (size_t)16 << 20; /* 3 x 128 MiB */
+  j.a = bench_alloc(j.n * sizeof(double));
+  j.b = bench_alloc(j.n * sizeof(double));
+  j.c = bench_alloc(j.n * sizeof(double));
+  bench_fill_f32((float *)j.a, j.n * 2, 1, -1, 1);
+  bench_pin_single();
+  ctx->bw_copy1 = stream_run(&j, 0, NULL, 1);
+  ctx->bw_triad1 = stream_run(&j, 1, NULL, 1);
+  ctx->bw_read1 = stream_run(&j, 2, NULL, 1);
+  ctx->bw_copynt1 = stream_run(&j, 3, NULL, 1);
+  bench_pin_all();
+  ctx->bw_copyN = stream_run(&j, 0, pool, ctx->all_threads);
+  ctx->bw_triadN = stream_run(&j, 1, pool, ctx->all_threads);
+  ctx->bw_readN = stream_run(&j, 2, pool, ctx->all_threads);
+  ctx->bw_copyntN = stream_run(&j, 3, pool, ctx->all_threads);
+  bench_free(j.a);
+  bench_free(j.b);
+  bench_free(j.c);
+}
+
+static void read_ext(bench_ctx *ctx, const char *path) {
+  FILE *f = fopen(path, "r");
+  char line[256];
+  int cap = 0;
+  if (!f) {
+    bench_printf(ctx, "(no PyTorch results: %s not found; run bench/bench_torch.py)\n", path);
+    return;
+  }
+  while (fgets(line, sizeof line, f)) {
+    bench_ext e;
+    char *bar = strchr(line, '|');
+    if (line[0] == '#' || !bar) continue;
+    *bar = 0;
+    memset(&e, 0, sizeof e);
+    snprintf(e.key, sizeof e.key, "%s", line);
+    if (sscanf(bar + 1, "%d %lf", &e.threads, &e.median_ms) != 2) continue;
+    if (ctx->num_ext == cap) {
+      cap = cap ? 2 * cap : 64;
+      ctx->ext = realloc(ctx->ext, (size_t)cap * sizeof *ctx->ext);
+      if (!ctx->ext) exit(1);
+    }
+    ctx->ext[ctx->num_ext++] = e;
+  }
+  fclose(f);
+}
+
+int main(int argc, char **argv) {
+  bench_ctx ctx;
+  kf_threads threads;
+  pthreadpool_t pool;
+  const char *torch = "build/bench/torch_results.txt";
+  int i, do_stream = 1;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.reps = 21;
+  ctx.warmup = 5;
+  ctx.out = stdout;
+  for (i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc) ctx.reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) ctx.warmup = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--filter") && i + 1 < argc) ctx.filter = argv[++i];
+    else if (!strcmp(argv[i], "--torch") && i + 1 < argc) torch = argv[++i];
+    else if (!strcmp(argv[i], "--no-stream")) do_stream = 0;
+    else {
+      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--filter TEXT] [--torch FILE] [--no-stream]\n", argv[0]);
+      return 2;
+    }
+  }
+  ctx.all_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (ctx.all_threads < 1) ctx.all_threads = 1;
+  pool = pthreadpool_create((size_t)ctx.all_threads);
+  threads.parallel_for = pool_for;
+  threads.pool = pool;
+  threads.num_threads = (int)pthreadpool_get_threads_count(pool);
+  ctx.pool = &threads;
+  bench_printf(&ctx, "kforge bench: %d CPUs, ISAs %s%s%s, %d timed calls (median) after %d warm-ups\n",
+               ctx.all_threads, kf_cpu_isas() & KF_ISA_AVX512 ? "avx512 " : "",
+               kf_cpu_isas() & KF_ISA_AVX2 ? "avx2 " : "", "scalar", ctx.reps, ctx.warmup);
+  if (do_stream) {
+    measure_bandwidth(&ctx, pool);
+    bench_printf(&ctx,
+                 "bandwidth GB/s (STREAM counting, 3 x 128 MiB, best of 5):\n"
+                 "  1 thread:  copy %.1f  triad %.1f  read %.1f  copy-nt %.1f\n"
+                 "  %d threads: copy %.1f  triad %.1f  read %.1f  copy-nt %.1f\n\n",
+                 ctx.bw_copy1, ctx.bw_triad1, ctx.bw_read1, ctx.bw_copynt1, ctx.all_threads, ctx.bw_copyN,
+                 ctx.bw_triadN, ctx.bw_readN, ctx.bw_copyntN);
+  }
+  read_ext(&ctx, torch);
+  bench_bngrad(&ctx);
+  bench_dwbpi(&ctx);
+  pthreadpool_destroy(pool);
+  free(ctx.ext);
+  return 0;
+}
