@@ -87,6 +87,7 @@ run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
 run_suite oracle-bngrad $PY tests/oracle/bngrad_torch.py build/kforge
 run_suite oracle-dwbpi $PY tests/oracle/dwbpi_torch.py build/kforge
 run_suite models sh tests/models/test_models.sh
+run_suite tuning sh tests/tuning/test_tuning.sh
 
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

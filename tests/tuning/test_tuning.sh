@@ -1,0 +1,87 @@
+#!/bin/sh
+# Auto-tuning: every knob variant the tuner can pick is correct (test_bngrad
+# against a library of all of them), tuning records are applied only where
+# they belong, microcontroller tuning lowers the instruction count, and the
+# host tuner runs end to end within a budget.
+# Prints "ok/FAIL" lines and "N passed, M failed".
+cd "$(dirname "$0")/../.." || exit 1
+P=0 F=0
+ok() { P=$((P + 1)); echo "ok - $*"; }
+fail() { F=$((F + 1)); echo "FAIL - $*"; }
+count() { # adds a sub-run's "N passed, M failed"
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+  if [ -n "$line" ]; then
+    P=$((P + ${line%% passed*})); f=${line#*, }; F=$((F + ${f%% failed*}))
+  else
+    fail "$2 printed no result"; tail -20 "$1"
+  fi
+  grep '^FAIL' "$1" | head -20
+}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# 1. Every knob variant against the reference.
+K=build/knobs
+lua5.4 generator/kforge-gen.lua --quiet --set specs/sets/knobs.lua --out $K/gen || fail "knob set generates"
+cat > $K/build.ninja <<EON
+builddir = $K/obj
+gen = $K/gen
+cc = clang
+target_cflags = -O2
+target_ldflags = -lm
+include ninja/model.ninja
+build $K/obj/t/test_bngrad.o: cc tests/test_bngrad.c
+build $K/obj/t/bngrad_ref.o: cc tests/ref/bngrad_ref.c
+build $K/obj/t/harness.o: cc tests/harness.c
+build $K/test_bngrad: link $K/obj/t/test_bngrad.o $K/obj/t/bngrad_ref.o $K/obj/t/harness.o $K/obj/libkforge.a
+EON
+if ninja -f $K/build.ninja > "$TMP/b" 2>&1; then
+  ok "the knob-variant library builds ($(grep -c '__' $K/gen/FILES) kernels)"
+  $K/test_bngrad > "$TMP/k" 2>&1
+  count "$TMP/k" "test_bngrad on every knob variant"
+else
+  fail "the knob-variant library builds"; tail -20 "$TMP/b"
+fi
+
+# 2. Records apply where they belong.
+fp=$(lua5.4 generator/kforge-gen.lua --fingerprint --cc arm-none-eabi-gcc)
+k=kfg_bngrad_f32_nhwc_train__scalar
+rec() { # FILE CPU FINGERPRINT
+  printf 'return {\n  cpu = "%s",\n  fingerprint = "%s",\n  records = {\n    { kernel = "%s", knobs = { L1_ELEMS = 8192 } },\n  },\n}\n' \
+    "$2" "$3" "$k" > "$1"
+}
+gen() { lua5.4 generator/kforge-gen.lua --quiet --model specs/models/kws_dscnn.lua --target specs/targets/cortex-m4.lua \
+  --cc arm-none-eabi-gcc --cpu armv7em:scalar:cortex-m4f-mps2-an386 --tuning "$1" --out "$TMP/g" 2>&1; }
+rec "$TMP/exact.lua" armv7em:scalar:cortex-m4f-mps2-an386 "$fp"
+m=$(gen "$TMP/exact.lua")
+echo "$m" | grep -q "exact CPU armv7em:scalar:cortex-m4f-mps2-an386" && grep -q "tuned L1_ELEMS=8192" "$TMP/g/kfg_registry.c" &&
+  ok "a record for this CPU is applied (tuned L1_ELEMS=8192)" || fail "exact record: $m"
+rec "$TMP/isa.lua" armv7em:scalar:another-board "$fp"
+m=$(gen "$TMP/isa.lua")
+echo "$m" | grep -q "same ISA set armv7em:scalar" && grep -q "tuned L1_ELEMS=8192" "$TMP/g/kfg_registry.c" &&
+  ok "a record of the same ISA set on another board is the fallback, and says so" || fail "same-ISA record: $m"
+rec "$TMP/other.lua" x86_64:scalar+avx2:GenuineIntel-6-85 "$fp"
+m=$(gen "$TMP/other.lua")
+echo "$m" | grep -q "other CPUs, not applied" && ! grep -q "tuned" "$TMP/g/kfg_registry.c" &&
+  ok "a record from another CPU is reported and not applied" || fail "foreign record: $m"
+rec "$TMP/stale.lua" armv7em:scalar:cortex-m4f-mps2-an386 0123456789abcdef
+m=$(gen "$TMP/stale.lua")
+echo "$m" | grep -q "stale, not applied" && ! grep -q "tuned" "$TMP/g/kfg_registry.c" &&
+  ok "a stale record (fingerprint differs) is reported and not applied" || fail "stale record: $m"
+
+# 3. Microcontroller tuning by instruction count.
+lua5.4 tools/tune_mcu.lua kws_dscnn cortex-m4 --knobs L1_ELEMS,BLOCK --out "$TMP/mcu.lua" > "$TMP/m" 2>&1
+count "$TMP/m" "tune_mcu"
+grep '^|' "$TMP/m"
+
+# 4. The host tuner, end to end, on one configuration within a budget.
+if lua5.4 tools/tune.lua --only kfg_bngrad_f32_nchw_infer --budget-seconds 60 --reps 3 --out "$TMP/host.lua" \
+    > "$TMP/h" 2>&1 && lua5.4 -e "assert(dofile('$TMP/host.lua').records[1].kernel)" &&
+    grep -q "default build ns" "$TMP/h"; then
+  ok "the host tuner writes a record and verifies the tuned build ($(grep -c '^| |' "$TMP/h") candidates)"
+else
+  fail "host tuner"; tail -20 "$TMP/h"
+fi
+
+echo "$P passed, $F failed"
+[ "$F" -eq 0 ]

@@ -1,0 +1,141 @@
+-- tune_mcu.lua -- tunes a model's kernel set for a microcontroller target
+-- by instruction count under qemu (-icount: deterministic, no noise), then
+-- verifies the tuned image.
+--   lua5.4 tools/tune_mcu.lua MODEL TARGET [--knobs K1,K2] [--out FILE]
+-- For every knob of the set's families and every non-default value, it
+-- builds and runs the model (tools/build-model.sh --tuning, one image per
+-- value, all outputs still checked bit-exact against the host), attributes
+-- each call's count to its kernel, keeps per kernel the single value with
+-- the lowest total, writes the record (default specs/tuning/<cpu>.<model>.lua)
+-- and rebuilds with it: the tuned image must not count more instructions.
+-- Prints "ok/FAIL" checks and "N passed, M failed".
+package.path = "generator/?.lua;" .. package.path
+local spec = require "spec"
+
+local model, target = arg[1], arg[2]
+assert(model and target, "usage: lua5.4 tools/tune_mcu.lua MODEL TARGET [--knobs K1,K2] [--out FILE]")
+local only, out_file
+local i = 3
+while i <= #arg do
+  if arg[i] == "--knobs" then only = {}; for k in arg[i + 1]:gmatch("[^,]+") do only[k] = true end; i = i + 1
+  elseif arg[i] == "--out" then out_file = arg[i + 1]; i = i + 1
+  else error("unknown argument " .. arg[i]) end
+  i = i + 1
+end
+
+local function sh(cmd)
+  local p = io.popen(cmd .. " 2>&1")
+  local o = p:read("a")
+  local ok = p:close()
+  return ok, o
+end
+local function writef(p, s) local f = assert(io.open(p, "wb")); f:write(s); f:close() end
+local passed, failed = 0, 0
+local function check(ok, what) if ok then passed = passed + 1 else failed = failed + 1 end
+  print((ok and "ok - " or "FAIL - ") .. what) end
+
+local t = dofile("specs/targets/" .. target .. ".lua")
+local cpu = assert(t.mcu and t.mcu.cpu, "not a microcontroller target with a cpu key")
+local fp = select(2, sh("lua5.4 generator/kforge-gen.lua --fingerprint --cc " .. t.cc)):gsub("%s+$", "")
+
+-- Builds and runs the model; returns per-instance {kernel, ticks} or nil, output.
+local function run(tag, record)
+  local cmd = string.format("sh tools/build-model.sh %s %s --run --tag %s%s", model, target, tag,
+    record and (" --tuning " .. record) or "")
+  local ok, o = sh(cmd)
+  if not ok then return nil, o end
+  local f = io.open(string.format("build/models/%s/%s-%s/mcu-run.txt", model, target, tag))
+  local res = {}
+  for line in f:lines() do
+    local idx, kernel, ticks = line:match("^(%d+) (kfg_%S+) %x+ ticks (%d+)")
+    if idx then res[#res + 1] = { kernel = kernel, ticks = tonumber(ticks) } end
+  end
+  f:close()
+  return res
+end
+local function per_kernel(res)
+  local s = {}
+  for _, r in ipairs(res) do s[r.kernel] = (s[r.kernel] or 0) + r.ticks end
+  return s
+end
+
+local base, err = run("tune-default")
+check(base ~= nil, model .. " on " .. target .. ": the default image runs" .. (base and "" or (": " .. err)))
+if not base then print(string.format("%d passed, %d failed", passed, failed)); os.exit(1) end
+local def = per_kernel(base)
+local kernels = {}
+for k in pairs(def) do kernels[#kernels + 1] = k end
+table.sort(kernels)
+
+-- Knobs per family.
+local fams = {}
+for _, k in ipairs(kernels) do fams[k:match("^kfg_(%l+)_")] = true end
+local best = {} -- kernel -> { knob, value, ticks }
+local tried = 0
+for fam in pairs(fams) do
+  local s = assert(spec.load_op("specs", fam))
+  for _, kd in ipairs(s.knobs or {}) do
+    if not only or only[kd.name] then
+      for _, v in ipairs(kd.values) do
+        if v ~= s.params[kd.name] then
+          local rec = string.format("build/models/%s/tune-%s-%s%d.lua", model, target, kd.tag, v)
+          local lines = { string.format("return {\n  cpu = %q,\n  fingerprint = %q,\n  records = {\n", cpu, fp) }
+          for _, k in ipairs(kernels) do
+            if k:match("^kfg_" .. fam .. "_") then
+              lines[#lines + 1] = string.format("    { kernel = %q, knobs = { %s = %d } },\n", k, kd.name, v)
+            end
+          end
+          lines[#lines + 1] = "  },\n}\n"
+          writef(rec, table.concat(lines))
+          local res, rerr = run(string.format("tune-%s%d", kd.tag, v), rec)
+          tried = tried + 1
+          check(res ~= nil, string.format("%s=%d: builds, runs, outputs bit-identical to the host%s", kd.name, v,
+            res and "" or (": " .. (rerr or ""):sub(-300))))
+          -- Only this family's kernels changed. A count is exact to one
+          -- SysTick tick (5 instructions) per call: demand more than that.
+          local calls = {}
+          for _, r in ipairs(base) do calls[r.kernel] = (calls[r.kernel] or 0) + 1 end
+          for k, n in pairs(res and per_kernel(res) or {}) do
+            if k:match("^kfg_" .. fam .. "_") and n + calls[k] < (best[k] and best[k].ticks or def[k]) then
+              best[k] = { knob = kd.name, value = v, ticks = n }
+            end
+          end
+        end
+      end
+    end
+  end
+end
+
+-- The record and its verification.
+out_file = out_file or string.format("specs/tuning/%s.%s.lua", cpu:gsub("[:+]", "-"), model)
+local lines = { string.format("-- Tuning record for %s on %s by instruction count under qemu (tools/tune_mcu.lua).\n" ..
+  "return {\n  cpu = %q,\n  fingerprint = %q,\n  compiler = %q,\n  tool = \"tools/tune_mcu.lua\",\n  records = {\n",
+  model, target, cpu, fp, t.cc) }
+for _, k in ipairs(kernels) do
+  local b = best[k]
+  lines[#lines + 1] = string.format("    { kernel = %q, knobs = { %s}, metric = \"instructions\", ns = %d, default_ns = %d },\n",
+    k, b and (b.knob .. " = " .. b.value .. " ") or "", (b and b.ticks or def[k]) * 5, def[k] * 5)
+end
+lines[#lines + 1] = "  },\n}\n"
+writef(out_file, table.concat(lines))
+local tuned, terr = run("tuned", out_file)
+check(tuned ~= nil, "the tuned image runs, outputs bit-identical" .. (tuned and "" or (": " .. (terr or ""):sub(-300))))
+local d_total, t_total = 0, 0
+for _, r in ipairs(base) do d_total = d_total + r.ticks end
+for _, r in ipairs(tuned or {}) do t_total = t_total + r.ticks end
+print("| kernel | tuned knob | default instructions | tuned instructions |")
+print("|---|---|---|---|")
+local tk = per_kernel(tuned or {})
+for _, k in ipairs(kernels) do
+  local b = best[k]
+  print(string.format("| %s | %s | %d | %d |", k, b and (b.knob .. "=" .. b.value) or "(default)", def[k] * 5,
+    (tk[k] or 0) * 5))
+end
+print(string.format("| total (%d candidates tried) | | %d | %d |", tried, d_total * 5, t_total * 5))
+check(tuned and t_total <= d_total, string.format("tuning does not raise the count (%d -> %d instructions)",
+  d_total * 5, t_total * 5))
+check(tuned and (t_total < d_total or not next(best)), string.format(
+  "tuning lowers the instruction count where a knob helps (%.1f%% fewer)", 100 * (1 - t_total / d_total)))
+print("record: " .. out_file)
+print(string.format("%d passed, %d failed", passed, failed))
+os.exit(failed == 0 and 0 or 1)
