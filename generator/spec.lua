@@ -122,8 +122,14 @@ local function load_data(path)
   f:close()
   local fn, perr = load(src, "@" .. path, "t", {})
   if not fn then return nil, perr end
-  local ok, v = pcall(fn)
+  -- Data takes few instructions to evaluate: a budget turns a runaway spec
+  -- (an endless loop) into a located error instead of a hung build. Huge
+  -- strings fail with Lua's own "not enough memory" error, caught here too.
+  local co = coroutine.create(fn)
+  debug.sethook(co, function() error(path .. ": evaluating this file takes too long (is it data?)", 0) end, "", 1e7)
+  local ok, v = coroutine.resume(co)
   if not ok then return nil, tostring(v) end
+  if coroutine.status(co) ~= "dead" then return nil, path .. ": must return a table, not yield" end
   if type(v) ~= "table" then return nil, path .. ": must return a table, got " .. type(v) end
   return v
 end

@@ -131,6 +131,13 @@ static void file_arg(char *dst, size_t cap, const char *v) {
   else snprintf(dst, cap, "%s/%s", indir, name);
 }
 
+/* The temp dir goes when the fuzzer exits normally. */
+static void remove_root(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  if (system(cmd) != 0) fprintf(stderr, "fuzz_cli: cannot remove %s\n", root);
+}
+
 static int next_fd(void) {
   int fd = open("/dev/null", O_RDONLY);
   if (fd >= 0) close(fd);
@@ -147,6 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   if (!ready) {
     setup();
+    atexit(remove_root);
     ready = 1;
   }
   if (size == 0) return 0;
@@ -167,7 +175,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *t = tok[i], fixed[TOKEN_BYTES + 160];
     int prev_out = i > 0 && strcmp(tok[i - 1], "--out") == 0;
     int prev_attr = i > 0 && strcmp(tok[i - 1], "--attr") == 0;
-    if (prev_out && t[0]) {
+    int prev_record = i > 0 && strcmp(tok[i - 1], "--record") == 0;
+    if ((prev_record && t[0]) || (strncmp(t, "--record=", 9) == 0 && t[9])) {
+      /* --record FILE: a file in the temp dir, or (names starting with 'x')
+         in a directory that does not exist, so that recording fails */
+      char name[TOKEN_BYTES];
+      const char *v = prev_record ? t : t + 9;
+      file_arg(name, sizeof name, v);
+      snprintf(fixed, sizeof fixed, "%s%s/%s%s", prev_record ? "" : "--record=", root, v[0] == 'x' ? "missing/" : "",
+               strrchr(name, '/') ? strrchr(name, '/') + 1 : "rec.lua");
+      snprintf(t, TOKEN_BYTES, "%s", fixed);
+    } else if (prev_out && t[0]) {
       snprintf(t, TOKEN_BYTES, "%s", outdir);
     } else if (strncmp(t, "--out=", 6) == 0 && t[6]) {
       snprintf(t, TOKEN_BYTES, "--out=%s", outdir);
@@ -191,6 +209,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fd0 = next_fd();
   rc = kforge_main(argc, argv);
   n = clear_dir(outdir, &tmp, 1);
+  { /* records are not outputs: remove them (and any temp file of theirs) */
+    int keep = clear_dir(root, NULL, 0);
+    (void)keep;
+  }
 
   if (rc < 0 || rc > 2) die("exit status outside 0..2");
   if (tmp) die("a temporary output file was left behind");

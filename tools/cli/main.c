@@ -407,7 +407,11 @@ static int cmd_run(int argc, char **argv) {
     snprintf(inst, sizeof inst, "%s", kf_op_name(r->op));
     if (record_append(r->record, r->record_name ? r->record_name : inst, r->op, r->kv, r->nkv,
                       o0 ? o0->dtype : attrs.T, desc, r->in, r->nin, rerr, sizeof rerr) != 0)
+    {
       rc = error_line(1, "--record: %s", rerr);
+      /* no partial output: a failed run leaves none of its outputs */
+      for (int i = 0; i < r->nout; i++) unlink(r->final[i]);
+    }
   }
 
 done:

@@ -556,8 +556,10 @@ int npy_write_fp(FILE *f, const char *name, npy_dtype t, int rank, const int64_t
   size_t hn = npy_header(t, rank, dims, hdr, sizeof hdr);
   if (hn == 0) return fail(err, errlen, name, "cannot write: invalid dtype or shape");
   uint64_t count = 1;
-  for (int i = 0; i < rank; i++) {
-    if (dims[i] != 0 && count > UINT64_MAX / (uint64_t)dims[i])
+  for (int i = 0; i < rank; i++)
+    if (dims[i] == 0) count = 0; /* then no product can overflow */
+  for (int i = 0; i < rank && count; i++) {
+    if (count > UINT64_MAX / (uint64_t)dims[i])
       return fail(err, errlen, name, "cannot write: element count overflows");
     count *= (uint64_t)dims[i];
   }
