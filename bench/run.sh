@@ -13,7 +13,6 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   if [ -f bench/bench_torch_dwbpi.py ]; then
     /usr/bin/python3 bench/bench_torch_dwbpi.py "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
   fi
-  /usr/bin/python3 bench/bench_torch_dwbpi.py "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
 else
   echo "(PyTorch not found: /usr/bin/python3 -c 'import torch' failed; torch columns empty)"
   rm -f "$b/bench/torch_results.txt"

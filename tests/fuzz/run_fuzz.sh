@@ -25,7 +25,8 @@ result() { # ok|FAIL text
   if [ "$1" = ok ]; then PASSED=$((PASSED + 1)); echo "ok - $2"; else FAILED=$((FAILED + 1)); echo "FAIL - $2"; fi
 }
 
-if ! ninja -f ninja/fuzz.ninja fuzz >"$WORK/build.log" 2>&1; then
+if ! lua5.4 generator/kforge-gen.lua --quiet --set specs/sets/small.lua --out build-fuzz/gen >"$WORK/build.log" 2>&1 ||
+   ! ninja -f ninja/fuzz.ninja fuzz >>"$WORK/build.log" 2>&1; then
   tail -30 "$WORK/build.log"
   result FAIL "build the fuzz targets (ninja -f ninja/fuzz.ninja fuzz)"
   echo "$PASSED passed, $FAILED failed"
