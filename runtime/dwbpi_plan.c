@@ -13,14 +13,14 @@
 
 #include "kfi.h"
 
-enum { SIZES, FILTER, DY };
+enum { DW_SIZES, DW_FILTER, DW_DY };
 
-static const char *const format_names[] = { "NHWC", "NCHW" };
+static const char *const dw_format_names[] = { "NHWC", "NCHW" };
 static const char *const padding_names[] = { "SAME", "VALID", "EXPLICIT" };
 
 #define I32_MAX ((int64_t)2147483647)
 
-static kf_status check_dtype(const kf_tensor_desc *d, const char *name, kf_dtype want, kf_error *err) {
+static kf_status dw_check_dtype(const kf_tensor_desc *d, const char *name, kf_dtype want, kf_error *err) {
   if (d->dtype == want) return KF_OK;
   return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_DTYPE, name, kf_dtype_name(want),
                        kf_dtype_name(d->dtype));
@@ -79,7 +79,7 @@ static int64_t clamp_pad(int64_t pad, int64_t out, int64_t s, int64_t k, int64_t
 kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tensor_desc *in,
                          const kf_plan_options *opt, kf_error *err) {
   const kfi_op_def *od = kfi_op_def_of(op);
-  const kf_tensor_desc *fd = &in[FILTER], *gd = &in[DY];
+  const kf_tensor_desc *fd = &in[DW_FILTER], *gd = &in[DW_DY];
   kf_dtype T = a->T != KF_DT_INVALID ? a->T : fd->dtype;
   kfi_dwbpi_args *g = &p->args.dwbpi;
   int32_t key[KFG_DWBPI_KEY_LEN];
@@ -95,15 +95,15 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tens
     return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.format", "Invalid data format");
   if ((st = kfi_check_attr_value(od, "data_format",
                                  a->data_format == KF_NDHWC ? "NDHWC" : a->data_format == KF_NCDHW ? "NCDHW"
-                                                                        : format_names[a->data_format],
+                                                                        : dw_format_names[a->data_format],
                                  err)) != KF_OK)
     return st;
   if ((unsigned)a->padding >= 3)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.missing", "NodeDef missing attr 'padding' (SAME, VALID or EXPLICIT)");
   if ((st = kfi_check_attr_value(od, "padding", padding_names[a->padding], err)) != KF_OK) return st;
-  if ((st = check_dtype(&in[SIZES], "input_sizes", KF_INT32, err)) != KF_OK) return st;
-  if ((st = check_dtype(fd, "filter", T, err)) != KF_OK) return st;
-  if ((st = check_dtype(gd, "out_backprop", T, err)) != KF_OK) return st;
+  if ((st = dw_check_dtype(&in[DW_SIZES], "input_sizes", KF_INT32, err)) != KF_OK) return st;
+  if ((st = dw_check_dtype(fd, "filter", T, err)) != KF_OK) return st;
+  if ((st = dw_check_dtype(gd, "out_backprop", T, err)) != KF_OK) return st;
 
   /* Kernel construction (2.6). Strides, dilations and paddings are indexed
      by data_format: NHWC = N,H,W,C; NCHW = N,C,H,W. */
@@ -142,17 +142,17 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tens
   }
 
   /* Compute (2.6): input_sizes, whose values are in host_data. */
-  if (in[SIZES].rank != 1)
-    return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_SIZES_RANK, in[SIZES].rank);
-  sv = (const int32_t *)in[SIZES].host_data;
-  if (!sv && in[SIZES].dims[0] > 0)
+  if (in[DW_SIZES].rank != 1)
+    return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_SIZES_RANK, in[DW_SIZES].rank);
+  sv = (const int32_t *)in[DW_SIZES].host_data;
+  if (!sv && in[DW_SIZES].dims[0] > 0)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "api.host_data",
                     "input_sizes must carry its values in host_data when planning");
-  nv = (int)in[SIZES].dims[0]; /* <= KF_MAX_ELEMENTS: checked by kf_plan_op */
+  nv = (int)in[DW_SIZES].dims[0]; /* <= KF_MAX_ELEMENTS: checked by kf_plan_op */
   for (i = 0; i < nv; i++)
     if (sv[i] < 0) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_SIZES_NEGATIVE, i);
   /* EXTRACT_AND_VERIFY_DIMENSIONS("DepthwiseConv2DBackpropInput") */
-  if (in[SIZES].dims[0] != 4) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_RANK);
+  if (in[DW_SIZES].dims[0] != 4) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_RANK);
   for (i = 0; i < 4; i++) sizes[i] = sv[i];
   if (fd->rank != 4) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_FILTER_RANK);
   if (gd->rank != 4) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_OUT_BACKPROP_RANK);
@@ -241,12 +241,12 @@ kf_status kfi_exec_dwbpi(const kfi_plan *p, const void *const *in, void *const *
   kfi_dwbpi_args g = p->args.dwbpi;
   if (!p->kernel) return KF_OK; /* empty output */
   /* Inputs of 0 elements (depth multiplier 0, empty out_backprop) may be NULL. */
-  if (!in[FILTER] && g.kh * g.kw * g.c * g.m > 0)
+  if (!in[DW_FILTER] && g.kh * g.kw * g.c * g.m > 0)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "api.null", "input filter must not be NULL");
-  if (!in[DY] && g.n * g.oh * g.ow * g.c * g.m > 0)
+  if (!in[DW_DY] && g.n * g.oh * g.ow * g.c * g.m > 0)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "api.null", "input out_backprop must not be NULL");
-  g.filter = in[FILTER];
-  g.dy = in[DY];
+  g.filter = in[DW_FILTER];
+  g.dy = in[DW_DY];
   g.dx = out[0];
   g.scratch = scratch;
   p->kernel->run(&g, &p->par);
@@ -265,18 +265,18 @@ kf_status kf_depthwise_conv2d_backprop_input(const kf_attrs *attrs, const int32_
   kf_status st;
   if (!input_sizes || !filter_desc || !out_backprop_desc)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "api.null", "input_sizes and the descriptors must not be NULL");
-  memset(&in[SIZES], 0, sizeof in[SIZES]);
-  in[SIZES].dtype = KF_INT32;
-  in[SIZES].rank = 1;
-  in[SIZES].dims[0] = 4;
-  in[SIZES].host_data = input_sizes;
-  in[FILTER] = *filter_desc;
-  in[DY] = *out_backprop_desc;
+  memset(&in[DW_SIZES], 0, sizeof in[DW_SIZES]);
+  in[DW_SIZES].dtype = KF_INT32;
+  in[DW_SIZES].rank = 1;
+  in[DW_SIZES].dims[0] = 4;
+  in[DW_SIZES].host_data = input_sizes;
+  in[DW_FILTER] = *filter_desc;
+  in[DW_DY] = *out_backprop_desc;
   st = kf_plan_op(&plan, KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, attrs, in, 3, NULL, err);
   if (st != KF_OK) return st;
-  inputs[SIZES] = input_sizes;
-  inputs[FILTER] = filter;
-  inputs[DY] = out_backprop;
+  inputs[DW_SIZES] = input_sizes;
+  inputs[DW_FILTER] = filter;
+  inputs[DW_DY] = out_backprop;
   outputs[0] = output;
   return kf_execute(&plan, inputs, outputs, scratch, scratch_bytes, err);
 }

@@ -84,6 +84,8 @@ done
 
 run_suite cli $PY tests/cli/test_cli.py build/kforge
 run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
+run_suite tsan sh tests/tsan.sh
+run_suite fuzz bash tests/fuzz/run_fuzz.sh 20
 run_suite oracle-bngrad $PY tests/oracle/bngrad_torch.py build/kforge
 run_suite oracle-dwbpi $PY tests/oracle/dwbpi_torch.py build/kforge
 run_suite models sh tests/models/test_models.sh

@@ -33,6 +33,24 @@ build resnet8_cifar cortex-m4 --run
 build mobilenet_v2_96 cortex-m4 --no-fallback --run
 build mobilenet_v2_224 cortex-m4 --no-fallback
 
+# The one-file amalgamation builds the same image: same outputs, bit for bit.
+d=build/models/kws_dscnn/cortex-m4
+if lua5.4 tools/amalgamate.lua $d/gen "$TMP/amal" > /dev/null &&
+   arm=$(sed -n 's/^arena .*: \([0-9]*\) bytes;.*/\1/p' $d/report.txt) &&
+   arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -Os -std=c11 -ffp-contract=off \
+     -Wall -Wextra -Werror --specs=picolibc.specs --oslib=semihost --crt0=semihost -DKFM_ARENA_BYTES="$arm" \
+     -I"$TMP/amal" -Itools/model "$TMP/amal/kforge_all.c" tools/model/runner.c $d/gen/kfg_model.c mcu/main.c \
+     -Wl,--defsym=__flash=0x0 -Wl,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x20000000 \
+     -Wl,--defsym=__ram_size=0x400000 -Wl,--wrap=malloc,--wrap=free,--wrap=_sbrk,--wrap=sbrk -lm \
+     -o "$TMP/amal.elf" 2> "$TMP/cc" &&
+   timeout 120 qemu-system-arm -M mps2-an386 -display none -icount shift=3 -chardev stdio,id=sh0 \
+     -semihosting-config enable=on,target=native,chardev=sh0 -kernel "$TMP/amal.elf" > "$TMP/amal.txt" &&
+   awk '/^[0-9]+ kfg_/ { print $1, $2, $3 }' "$TMP/amal.txt" | cmp -s - $d/host-hashes.txt; then
+  ok "the one-file amalgamation (kforge.h + kforge_all.c) of kws_dscnn runs on Cortex-M4, bit-identical"
+else
+  fail "amalgamation build/run"; cat "$TMP/cc" 2>/dev/null | head; head "$TMP/amal.txt" 2>/dev/null
+fi
+
 # No fallback: only the model's kernels, and a clear error for anything else.
 build kws_dscnn host-scalar --no-fallback
 d=build/models/kws_dscnn/host-scalar-nofallback
