@@ -24,6 +24,10 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || need+=(gcc-arm-none-eabi)
 [ -e /usr/lib/picolibc/arm-none-eabi/picolibc.specs ] || need+=(picolibc-arm-none-eabi)
 command -v qemu-system-arm >/dev/null 2>&1 || need+=(qemu-system-arm)
+# the AArch64 cross build (NEON variants) under user-mode emulation
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need+=(gcc-aarch64-linux-gnu)
+[ -e /usr/aarch64-linux-gnu/include/stdio.h ] || need+=(libc6-dev-arm64-cross)
+command -v qemu-aarch64 >/dev/null 2>&1 || need+=(qemu-user)
 # clang's sanitizer runtimes (a separate package on Debian)
 if command -v clang >/dev/null 2>&1; then
   echo 'int main(void){return 0;}' | clang -fsanitize=address,undefined -x c - -o /dev/null >/dev/null 2>&1 ||
@@ -84,6 +88,7 @@ done
 
 run_suite cli $PY tests/cli/test_cli.py build/kforge
 run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
+run_suite aarch64 sh tests/aarch64.sh
 run_suite tsan sh tests/tsan.sh
 run_suite fuzz bash tests/fuzz/run_fuzz.sh 20
 run_suite oracle-bngrad $PY tests/oracle/bngrad_torch.py build/kforge
