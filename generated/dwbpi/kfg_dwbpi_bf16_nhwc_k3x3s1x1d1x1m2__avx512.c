@@ -459,14 +459,14 @@ void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par 
   const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
   kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512_ctx x;
   x.a = a;
-  /* fixed partition (shape only, never the thread count): ~16K outputs a task */
+  /* fixed partition (shape only, never the thread count): ~TASK outputs a task */
   x.rb = 16384 / wc;
   if (x.rb < 1) x.rb = 1;
   if (x.rb > a->h) x.rb = a->h;
   x.nrb = (a->h + x.rb - 1) / x.rb;
   /* Streaming stores when dx is far larger than the caches it would evict
      and every channel block is a whole aligned vector. */
-  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= ((int64_t)8 << 20) && a->c % 16 == 0 &&
+  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 16 == 0 &&
          ((uintptr_t)a->dx & 63) == 0;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.lo[0] = 2 - PL;

@@ -103,4 +103,19 @@ return {
       config = "T=${T} layout=any filter=any strides=any dilations=any multiplier=any",
       doc = "any configuration; the fallback" },
   },
+
+  params = {
+    PIX = 8,            -- SIMD kernels: at most this many output pixels per register block
+    TASK = 16384,       -- outputs per task (a block of rows): the thread work grain
+    NT_MIN = 8388608,   -- dx bytes from which the SIMD kernels stream their stores
+  },
+
+  -- Tunable params (docs/tuning.md): every value is correct (each output
+  -- element still has one writer, so thread-count independence holds).
+  knobs = {
+    { name = "PIX", tag = "p", values = { 2, 4, 6, 8 }, doc = "pixels per register block (rows per iteration)" },
+    { name = "TASK", tag = "t", values = { 4096, 16384, 65536 }, doc = "outputs per task: the thread work grain" },
+    { name = "NT_MIN", tag = "nt", values = { 1048576, 8388608, 1073741824 },
+      doc = "dx bytes from which stores stream (1 GiB: never)" },
+  },
 }

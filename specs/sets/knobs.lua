@@ -1,11 +1,12 @@
 -- Every knob value of every batch-norm configuration, in portable C and in
--- AVX-512 (the ISA the tuner picks on this machine class): the library the
--- correctness suite runs test_bngrad against, so every variant the tuner
--- can pick is checked against the reference (tests/tuning/test_tuning.sh).
+-- AVX-512 (the ISA the tuner picks on this machine class), and of the
+-- depthwise SIMD kernels: the library the correctness suite runs test_bngrad
+-- and test_dwbpi against, so the variants the tuner can pick are checked
+-- against the references (tests/tuning/test_tuning.sh).
 -- One knob at a time around the defaults, as tools/tune.lua varies them.
 return {
   name = "knobs",
-  summary = "Every tunable variant of the batch-norm kernels, for the correctness suite.",
+  summary = "Tunable variants of the batch-norm and depthwise kernels, for the correctness suite.",
   kernels = {
     { family = "bngrad", kind = "specialized", isa = { "scalar", "avx512" }, T = "*", layout = "*", mode = "*" },
     { family = "bngrad", kind = "specialized", isa = { "scalar", "avx512" }, T = "*", layout = "*", mode = "*",
@@ -17,5 +18,19 @@ return {
     { family = "bngrad", kind = "specialized", isa = { "scalar", "avx512" }, T = "*", layout = "*", mode = "*",
       knobs = { NT_MIN = { 1048576, 1073741824 } } },
     { family = "bngrad", kind = "generic", T = "*" },
+    -- Depthwise: the SIMD kernels that have knobs, at the filter sizes and
+    -- multipliers that stress their register blocking.
+    { family = "dwbpi", kind = "specialized", isa = "avx512", T = { "f32", "bf16" }, layout = "nhwc",
+      kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
+    { family = "dwbpi", kind = "specialized", isa = "avx512", T = { "f32", "bf16" }, layout = "nhwc",
+      kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 },
+      knobs = { PIX = { 2, 4, 6 } } },
+    { family = "dwbpi", kind = "specialized", isa = "avx512", T = { "f32", "bf16" }, layout = "nhwc",
+      kh = 3, kw = 3, sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 },
+      knobs = { TASK = { 4096, 65536 } } },
+    { family = "dwbpi", kind = "specialized", isa = "avx512", T = { "f32", "bf16" }, layout = "nhwc",
+      kh = 3, kw = 3, sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 },
+      knobs = { NT_MIN = { 1048576, 1073741824 } } },
+    { family = "dwbpi", kind = "generic", T = "*" },
   },
 }

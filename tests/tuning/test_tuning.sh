@@ -34,11 +34,16 @@ build $K/obj/t/test_bngrad.o: cc tests/test_bngrad.c
 build $K/obj/t/bngrad_ref.o: cc tests/ref/bngrad_ref.c
 build $K/obj/t/harness.o: cc tests/harness.c
 build $K/test_bngrad: link $K/obj/t/test_bngrad.o $K/obj/t/bngrad_ref.o $K/obj/t/harness.o $K/obj/libkforge.a
+build $K/obj/t/test_dwbpi.o: cc tests/test_dwbpi.c
+build $K/obj/t/dwbpi_ref.o: cc tests/ref/dwbpi_ref.c
+build $K/test_dwbpi: link $K/obj/t/test_dwbpi.o $K/obj/t/dwbpi_ref.o $K/obj/t/harness.o $K/obj/libkforge.a
 EON
 if ninja -f $K/build.ninja > "$TMP/b" 2>&1; then
   ok "the knob-variant library builds ($(grep -c '__' $K/gen/FILES) kernels)"
   $K/test_bngrad > "$TMP/k" 2>&1
   count "$TMP/k" "test_bngrad on every knob variant"
+  KFORGE_TEST_EVERY_KERNEL_ONLY=1 $K/test_dwbpi > "$TMP/d" 2>&1
+  count "$TMP/d" "test_dwbpi on every depthwise knob variant"
 else
   fail "the knob-variant library builds"; tail -20 "$TMP/b"
 fi
