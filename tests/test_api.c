@@ -273,7 +273,7 @@ static void isa_selection(void) {
     char suffix[16];
     if (!(isas & b)) continue;
     o.isas = b | KF_ISA_SCALAR;
-    snprintf(suffix, sizeof suffix, "__%s", b == KF_ISA_NEON ? "scalar" : kf_isa_name(b)); /* no NEON bngrad */
+    snprintf(suffix, sizeof suffix, "__%s", kf_isa_name(b));
     th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_OK && ends_with(kf_plan_kernel_name(&p), suffix),
              "ISAs capped at %s: selects %s", kf_isa_name(b), kf_plan_kernel_name(&p));
   }
