@@ -74,7 +74,7 @@ for _, d in ipairs(isa_list) do isas[d.name] = d end
 local kernels = expand.expand(set, specs, opt.set, dtypes, isas)
 local best = {} -- config name (without ISA) -> kernel
 for _, k in ipairs(kernels) do
-  if k.spec.knobs and cpu_isas[k.isa] and (not opt.only or k.name:find(opt.only)) then
+  if k.spec.knobs and k.kind ~= "generic" and cpu_isas[k.isa] and (not opt.only or k.name:find(opt.only)) then
     local base = k.name:match("^(.*)__")
     if not best[base] or isas[best[base].isa].rank < k.isa_def.rank then best[base] = k end
   end
@@ -303,8 +303,26 @@ if #tuned_cfgs > 0 then
     local kn = {}
     for a, b in pairs(done[k.name].knobs) do kn[#kn + 1] = a .. "=" .. b end
     table.sort(kn)
-    verify[#verify + 1] = string.format("| %s | %s | %.0f | %.0f | %.2fx |", k.name, table.concat(kn, ","), d, t, d / t)
+    -- A tuned kernel that is slower in the tuned build than in the default
+    -- build (beyond 3% noise) is not kept: its record reverts to the defaults.
+    local keep = t <= d * 1.03
+    verify[#verify + 1] = string.format("| %s | %s | %.0f | %.0f | %.2fx%s |", k.name, table.concat(kn, ","), d, t,
+      d / t, keep and "" or " (reverted to the defaults)")
+    if not keep then done[k.name].knobs = {} end
   end
+  -- Rewrite the record with the reverts.
+  local rec2 = { rec[1] }
+  for _, k in ipairs(configs) do
+    local r = done[k.name]
+    if r then
+      rec2[#rec2 + 1] = string.format("    { kernel = %q, knobs = %s, shape = %q, ns = %d, default_ns = %d, " ..
+        "noise = %.4f, candidates = %d },\n", k.name, lua_value(r.knobs), r.shape,
+        math.floor(next(r.knobs) and r.ns or r.default.ns), math.floor(r.default.ns), r.default.noise / r.default.ns,
+        #r.candidates)
+    end
+  end
+  rec2[#rec2 + 1] = "  },\n}\n"
+  writef(out_file, table.concat(rec2))
 else
   verify[#verify + 1] = "| (no knob beat the defaults beyond noise: the tuned build is the default build) | | | | |"
 end
