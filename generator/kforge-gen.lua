@@ -72,10 +72,10 @@ local function rel(p) return root == "." and p or root .. "/" .. p end
 -- 1. Specs.
 local families, ferr = spec.load_data(rel("specs/families.lua"))
 if not families then fail(ferr) end
-for i, f in ipairs(families) do
-  if type(f) ~= "string" then
-    fail(string.format("%s: field '[%d]': expected a family name (string)", rel("specs/families.lua"), i))
-  end
+do -- a list of family names: no holes, no other values
+  local schema = require "schema"
+  local ok, ferr2 = schema.validate(families, { list = { pattern = "^[%a_][%w_]*$" } }, rel("specs/families.lua"))
+  if not ok then fail(ferr2) end
 end
 local set, specs, deps
 local model_mod = require "model"
