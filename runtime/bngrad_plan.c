@@ -11,12 +11,6 @@ enum { DY, X, SCALE, MEAN, VAR, RS3 };
 
 static const char *const format_names[] = { "NHWC", "NCHW", "NDHWC", "NCDHW" };
 
-static kf_status check_dtype(const kf_tensor_desc *d, const char *name, kf_dtype want, kf_error *err) {
-  if (d->dtype == want) return KF_OK;
-  return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_BNGRAD_INPUT_DTYPE, name, kf_dtype_name(want),
-                       kf_dtype_name(d->dtype));
-}
-
 kf_status kfi_plan_bngrad(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tensor_desc *in,
                           const kf_plan_options *opt, kf_error *err) {
   const kfi_op_def *od = kfi_op_def_of(op);
@@ -34,12 +28,12 @@ kf_status kfi_plan_bngrad(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_ten
   if ((unsigned)a->data_format >= 4)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.format", "Invalid data format");
   if ((st = kfi_check_attr_value(od, "data_format", format_names[a->data_format], err)) != KF_OK) return st;
-  if ((st = check_dtype(&in[DY], "y_backprop", T, err)) != KF_OK) return st;
-  if ((st = check_dtype(&in[X], "x", T, err)) != KF_OK) return st;
-  if ((st = check_dtype(&in[SCALE], "scale", U, err)) != KF_OK) return st;
-  if ((st = check_dtype(&in[MEAN], "reserve_space_1", U, err)) != KF_OK) return st;
-  if ((st = check_dtype(&in[VAR], "reserve_space_2", U, err)) != KF_OK) return st;
-  if (op == KF_OP_FUSED_BATCH_NORM_GRAD_V3 && (st = check_dtype(&in[RS3], "reserve_space_3", U, err)) != KF_OK)
+  if ((st = kfi_check_dtype(&in[DY], "y_backprop", T, KFG_RULE_BNGRAD_INPUT_DTYPE, err)) != KF_OK) return st;
+  if ((st = kfi_check_dtype(&in[X], "x", T, KFG_RULE_BNGRAD_INPUT_DTYPE, err)) != KF_OK) return st;
+  if ((st = kfi_check_dtype(&in[SCALE], "scale", U, KFG_RULE_BNGRAD_INPUT_DTYPE, err)) != KF_OK) return st;
+  if ((st = kfi_check_dtype(&in[MEAN], "reserve_space_1", U, KFG_RULE_BNGRAD_INPUT_DTYPE, err)) != KF_OK) return st;
+  if ((st = kfi_check_dtype(&in[VAR], "reserve_space_2", U, KFG_RULE_BNGRAD_INPUT_DTYPE, err)) != KF_OK) return st;
+  if (op == KF_OP_FUSED_BATCH_NORM_GRAD_V3 && (st = kfi_check_dtype(&in[RS3], "reserve_space_3", U, KFG_RULE_BNGRAD_INPUT_DTYPE, err)) != KF_OK)
     return st;
 
   /* Kernel checks, in TF's order. */

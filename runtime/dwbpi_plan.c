@@ -20,12 +20,6 @@ static const char *const padding_names[] = { "SAME", "VALID", "EXPLICIT" };
 
 #define I32_MAX ((int64_t)2147483647)
 
-static kf_status dw_check_dtype(const kf_tensor_desc *d, const char *name, kf_dtype want, kf_error *err) {
-  if (d->dtype == want) return KF_OK;
-  return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_INPUT_DTYPE, name, kf_dtype_name(want),
-                       kf_dtype_name(d->dtype));
-}
-
 /* GetWindowedOutputSizeVerbose (tf_semantics.md 2.3) with true dilation:
    the effective filter size (k-1)*d+1 is used for every padding mode.
    pb/pa are the explicit paddings (EXPLICIT) and are replaced by the SAME
@@ -101,9 +95,9 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tens
   if ((unsigned)a->padding >= 3)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.missing", "NodeDef missing attr 'padding' (SAME, VALID or EXPLICIT)");
   if ((st = kfi_check_attr_value(od, "padding", padding_names[a->padding], err)) != KF_OK) return st;
-  if ((st = dw_check_dtype(&in[DW_SIZES], "input_sizes", KF_INT32, err)) != KF_OK) return st;
-  if ((st = dw_check_dtype(fd, "filter", T, err)) != KF_OK) return st;
-  if ((st = dw_check_dtype(gd, "out_backprop", T, err)) != KF_OK) return st;
+  if ((st = kfi_check_dtype(&in[DW_SIZES], "input_sizes", KF_INT32, KFG_RULE_DWBPI_INPUT_DTYPE, err)) != KF_OK) return st;
+  if ((st = kfi_check_dtype(fd, "filter", T, KFG_RULE_DWBPI_INPUT_DTYPE, err)) != KF_OK) return st;
+  if ((st = kfi_check_dtype(gd, "out_backprop", T, KFG_RULE_DWBPI_INPUT_DTYPE, err)) != KF_OK) return st;
 
   /* Kernel construction (2.6). Strides, dilations and paddings are indexed
      by data_format: NHWC = N,H,W,C; NCHW = N,C,H,W. */

@@ -76,6 +76,11 @@ kf_status kfi_fail_rule(kf_error *err, kf_status st, int rule, ...) {
 #pragma GCC diagnostic pop
 #endif
 
+kf_status kfi_check_dtype(const kf_tensor_desc *d, const char *name, kf_dtype want, int rule, kf_error *err) {
+  if (d->dtype == want) return KF_OK;
+  return kfi_fail_rule(err, KF_INVALID_ARGUMENT, rule, name, kf_dtype_name(want), kf_dtype_name(d->dtype));
+}
+
 const char *kfi_shape_str(const kf_tensor_desc *d, char *buf, size_t n) {
   size_t k = 0;
   int i;

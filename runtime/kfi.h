@@ -88,6 +88,8 @@ kf_status kfi_check_attr_value(const kfi_op_def *od, const char *name, const cha
 
 /* Fails with a spec rule's message (printf-style arguments). Returns status. */
 kf_status kfi_fail_rule(kf_error *err, kf_status st, int rule, ...);
+/* An input's dtype against the op's: rule (the family's input_dtype rule) on mismatch. */
+kf_status kfi_check_dtype(const kf_tensor_desc *d, const char *name, kf_dtype want, int rule, kf_error *err);
 /* Fails with a runtime message (rule id "" or the given id). */
 kf_status kfi_fail(kf_error *err, kf_status st, const char *rule, const char *fmt, ...)
 #if defined(__GNUC__)
