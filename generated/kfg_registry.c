@@ -305,6 +305,134 @@ void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par 
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
 void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
@@ -561,6 +689,134 @@ void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *p
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
 #if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
 void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2_scratch(const void *args);
 #endif
@@ -687,6 +943,198 @@ size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_scratch(const void *args);
 #if defined(__x86_64__)
 void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_scratch(const void *args);
 #endif
 void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args);
@@ -1174,6 +1622,102 @@ const kfi_kernel kfg_registry[] = {
   { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_scratch },
 #endif
 #if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512_scratch },
+#endif
+#if defined(__x86_64__)
   { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_scratch },
 #endif
 #if defined(__x86_64__)
@@ -1366,6 +1910,102 @@ const kfi_kernel kfg_registry[] = {
   { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2_scratch },
 #endif
 #if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_scratch },
+#endif
+#if defined(__x86_64__)
   { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2_scratch },
 #endif
 #if defined(__x86_64__)
@@ -1460,6 +2100,150 @@ const kfi_kernel kfg_registry[] = {
 #endif
 #if defined(__x86_64__)
   { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_scratch },
 #endif
   { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_scratch },
   { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar_scratch },

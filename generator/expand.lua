@@ -27,6 +27,18 @@ local function has_value(axis, v)
 end
 
 -- Returns the list of kernel records or nil, err.
+-- Whether the kind has an `isa` variant for these axis values (isa_only).
+local function isa_fits(kind, isa, values)
+  local only = kind.isa_only and kind.isa_only[isa]
+  if not only then return true end
+  for an, allowed in pairs(only) do
+    local ok = false
+    for _, v in ipairs(allowed) do if v == values[an] then ok = true end end
+    if not ok then return false end
+  end
+  return true
+end
+
 function M.expand(set, specs, set_file, dtypes, isas)
   local ok, r, err = pcall(M.expand_unsafe, set, specs, set_file, dtypes, isas)
   if ok then return r, err end
@@ -146,6 +158,7 @@ function M.expand_unsafe(set, specs, set_file, dtypes, isas)
         local values = {}
         for j, an in ipairs(kind.axes) do values[an] = chosen[j] end
         for _, isa in ipairs(chosen_isas) do
+        if isa_fits(kind, isa, values) then
         for _, combo in ipairs(knob_combos) do
         local name = "kfg_" .. subst(kind.name, values) .. "__" .. isa .. knob_tag(combo)
         if not name:match("^[%a_][%w_]*$") then
@@ -179,6 +192,7 @@ function M.expand_unsafe(set, specs, set_file, dtypes, isas)
           }
           seen[name] = k
           out[#out + 1] = k
+        end
         end
         end
         end

@@ -62,6 +62,10 @@ local kernel = {
     axes = { list = ident },             -- the axes this kind is specialized on
     config = "string",                   -- ${axis} pattern shown by `kforge list`
     isas = { list = ident, min = 1 },    -- ISAs the template supports (default: scalar)
+    -- Per ISA, the axis values it has a variant for (default: all): an ISA
+    -- whose template would only repeat another variant (plain C on NEON,
+    -- say) is not generated for the other configurations.
+    isa_only = { map = { map = { list = { alt = { "string", "integer" } }, min = 1 } } },
     doc = "string",
   },
   required = { "kind", "name", "template", "axes" },
@@ -154,6 +158,17 @@ local function placeholders(pat)
   return r
 end
 
+local function sorted_pairs(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  table.sort(ks)
+  local i = 0
+  return function()
+    i = i + 1
+    if ks[i] ~= nil then return ks[i], t[ks[i]] end
+  end
+end
+
 -- Validates an op-family spec beyond its schema. Returns true or false, msg.
 local function cross_check(s, file)
   local ok, err
@@ -183,6 +198,27 @@ local function cross_check(s, file)
     end
     local listed = {}
     for _, an in ipairs(k.axes) do listed[an] = true end
+    local kisas = {}
+    for _, isa in ipairs(k.isas or { "scalar" }) do kisas[isa] = true end
+    for isa, only in sorted_pairs(k.isa_only or {}) do
+      if not kisas[isa] then
+        return false, string.format("%s: field 'kernels[%d].isa_only.%s': not one of this kind's isas", file, i, isa)
+      end
+      for an, vs in sorted_pairs(only) do
+        if not listed[an] then
+          return false, string.format("%s: field 'kernels[%d].isa_only.%s.%s': not an axis of this kernel kind",
+            file, i, isa, an)
+        end
+        for j, v in ipairs(vs) do
+          local found = false
+          for _, av in ipairs(axes[an].values) do if av == v then found = true end end
+          if not found then
+            return false, string.format("%s: field 'kernels[%d].isa_only.%s.%s[%d]': %s is not a value of axis %s",
+              file, i, isa, an, j, tostring(v), an)
+          end
+        end
+      end
+    end
     for _, f in ipairs({ "name", "template", "config" }) do
       for _, p in ipairs(placeholders(k[f] or "")) do
         if not listed[p] then

@@ -26,6 +26,12 @@ KV_FN kv_f kv_set1(float f) { return _mm512_set1_ps(f); }
 KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm512_add_ps(a, b); }
 KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm512_sub_ps(a, b); }
 KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm512_mul_ps(a, b); }
+KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm512_fmadd_ps(a, b, c); }
+KV_FN kv_f kv_pair(kv_f a, kv_f b) {
+  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  return _mm512_add_ps(_mm512_permutex2var_ps(a, ev, b), _mm512_permutex2var_ps(a, od, b));
+}
 KV_FN float kv_hsum(kv_f v) {
   __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
   __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));

@@ -13,37 +13,75 @@
 
 void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_scratch(const void *args);
-typedef __m256 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v;
 #if defined(__GNUC__)
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_U __attribute__((unused))
+#define KV_FN static inline __attribute__((unused))
 #else
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_U
+#define KV_FN static inline
 #endif
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ZERO() _mm256_setzero_ps()
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_SET1(x) _mm256_set1_ps(x)
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_U __m256i kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_mask(int rem) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(rem), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+typedef __m256 kv_f;
+#define KV_W 8
+#define KV_HAS_STREAM 1
+KV_FN kv_f kv_zero(void) { return _mm256_setzero_ps(); }
+KV_FN kv_f kv_set1(float f) { return _mm256_set1_ps(f); }
+KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm256_add_ps(a, b); }
+KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm256_sub_ps(a, b); }
+KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm256_mul_ps(a, b); }
+KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm256_fmadd_ps(a, b, c); }
+/* hadd works per 128-bit half: (a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, ...); the permute restores order */
+KV_FN kv_f kv_pair(kv_f a, kv_f b) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a, b)), 0xD8));
 }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_U __m256 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_cvt(__m128i h) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)); }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_U __m128i kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_rnd(__m256 v) {
-  const __m256i x = _mm256_castps_si256(v), hi = _mm256_srli_epi32(x, 16);
-  __m256i r = _mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), _mm256_and_si256(hi, _mm256_set1_epi32(1))));
-  r = _mm256_srli_epi32(r, 16);
-  r = _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-  return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+KV_FN float kv_hsum(kv_f v) {
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
 }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_U __m256 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(const uint16_t *p) { return kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_cvt(_mm_loadu_si128((const __m128i *)(const void *)p)); }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_U __m256 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(const uint16_t *p, int rem) {
-  uint16_t t[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-  memcpy(t, p, (size_t)rem * sizeof *p);
-  return kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(t);
+KV_FN kv_f kv_ldf(const float *p) { return _mm256_loadu_ps(p); }
+KV_FN void kv_stf(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
+KV_FN void kv_sfence(void) { _mm_sfence(); }
+#define KV_VBYTES 16
+KV_FN kv_f kv_cvt_in(__m128i h) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_U void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_st(uint16_t *p, __m256 v) { _mm_storeu_si128((__m128i *)(void *)p, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_rnd(v)); }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_U void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_stt(uint16_t *p, __m256 v, int rem) {
-  uint16_t t[8];
-  _mm_storeu_si128((__m128i *)(void *)t, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_rnd(v));
-  memcpy(p, t, (size_t)rem * sizeof *p);
+/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
+KV_FN __m128i kv_cvt_out(kv_f v) {
+  const __m256i x = _mm256_castps_si256(v);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
+  const __m256i q = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x40));
+  r = _mm256_blendv_epi8(r, q, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+  r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+  return _mm256_castsi256_si128(r);
+}
+KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm_loadu_si128((const __m128i *)p)); }
+KV_FN void kv_st(uint16_t *p, kv_f v) { _mm_storeu_si128((__m128i *)p, kv_cvt_out(v)); }
+KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm_stream_si128((__m128i *)p, kv_cvt_out(v)); }
+KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = p[i];
+  return kv_ldf(t);
+}
+KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = t[i];
+}
+KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = kfi_ld_bf16(p[i]);
+  return kv_ldf(t);
+}
+KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = kfi_st_bf16(t[i]);
 }
 
 typedef struct kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ctx {
@@ -96,459 +134,459 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
   const uint16_t *r6 = dy + (b * OH + (v6 ? ty6 / 1 : 0)) * OW * CM;
   allv &= v6;
   for (c0 = 0; c0 + 8 <= C; c0 += 8) {
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 0 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 1 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 2 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 3 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 4 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 5 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 6 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 7 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 8 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 9 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 10 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 11 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 12 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 13 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 14 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 15 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 16 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 17 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 18 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 19 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 20 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 21 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 22 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 23 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 24 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 25 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 26 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 27 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 28 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 29 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 30 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 31 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 32 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 33 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 34 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 35 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 36 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 37 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 38 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 39 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 40 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 41 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 42 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 43 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 44 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 45 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 46 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 47 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(flt + 48 * CM + c0 * 1 + 0);
+    const kv_f f0_0_0 = kv_ld(flt + 0 * CM + c0 * 1 + 0);
+    const kv_f f0_1_0 = kv_ld(flt + 1 * CM + c0 * 1 + 0);
+    const kv_f f0_2_0 = kv_ld(flt + 2 * CM + c0 * 1 + 0);
+    const kv_f f0_3_0 = kv_ld(flt + 3 * CM + c0 * 1 + 0);
+    const kv_f f0_4_0 = kv_ld(flt + 4 * CM + c0 * 1 + 0);
+    const kv_f f0_5_0 = kv_ld(flt + 5 * CM + c0 * 1 + 0);
+    const kv_f f0_6_0 = kv_ld(flt + 6 * CM + c0 * 1 + 0);
+    const kv_f f1_0_0 = kv_ld(flt + 7 * CM + c0 * 1 + 0);
+    const kv_f f1_1_0 = kv_ld(flt + 8 * CM + c0 * 1 + 0);
+    const kv_f f1_2_0 = kv_ld(flt + 9 * CM + c0 * 1 + 0);
+    const kv_f f1_3_0 = kv_ld(flt + 10 * CM + c0 * 1 + 0);
+    const kv_f f1_4_0 = kv_ld(flt + 11 * CM + c0 * 1 + 0);
+    const kv_f f1_5_0 = kv_ld(flt + 12 * CM + c0 * 1 + 0);
+    const kv_f f1_6_0 = kv_ld(flt + 13 * CM + c0 * 1 + 0);
+    const kv_f f2_0_0 = kv_ld(flt + 14 * CM + c0 * 1 + 0);
+    const kv_f f2_1_0 = kv_ld(flt + 15 * CM + c0 * 1 + 0);
+    const kv_f f2_2_0 = kv_ld(flt + 16 * CM + c0 * 1 + 0);
+    const kv_f f2_3_0 = kv_ld(flt + 17 * CM + c0 * 1 + 0);
+    const kv_f f2_4_0 = kv_ld(flt + 18 * CM + c0 * 1 + 0);
+    const kv_f f2_5_0 = kv_ld(flt + 19 * CM + c0 * 1 + 0);
+    const kv_f f2_6_0 = kv_ld(flt + 20 * CM + c0 * 1 + 0);
+    const kv_f f3_0_0 = kv_ld(flt + 21 * CM + c0 * 1 + 0);
+    const kv_f f3_1_0 = kv_ld(flt + 22 * CM + c0 * 1 + 0);
+    const kv_f f3_2_0 = kv_ld(flt + 23 * CM + c0 * 1 + 0);
+    const kv_f f3_3_0 = kv_ld(flt + 24 * CM + c0 * 1 + 0);
+    const kv_f f3_4_0 = kv_ld(flt + 25 * CM + c0 * 1 + 0);
+    const kv_f f3_5_0 = kv_ld(flt + 26 * CM + c0 * 1 + 0);
+    const kv_f f3_6_0 = kv_ld(flt + 27 * CM + c0 * 1 + 0);
+    const kv_f f4_0_0 = kv_ld(flt + 28 * CM + c0 * 1 + 0);
+    const kv_f f4_1_0 = kv_ld(flt + 29 * CM + c0 * 1 + 0);
+    const kv_f f4_2_0 = kv_ld(flt + 30 * CM + c0 * 1 + 0);
+    const kv_f f4_3_0 = kv_ld(flt + 31 * CM + c0 * 1 + 0);
+    const kv_f f4_4_0 = kv_ld(flt + 32 * CM + c0 * 1 + 0);
+    const kv_f f4_5_0 = kv_ld(flt + 33 * CM + c0 * 1 + 0);
+    const kv_f f4_6_0 = kv_ld(flt + 34 * CM + c0 * 1 + 0);
+    const kv_f f5_0_0 = kv_ld(flt + 35 * CM + c0 * 1 + 0);
+    const kv_f f5_1_0 = kv_ld(flt + 36 * CM + c0 * 1 + 0);
+    const kv_f f5_2_0 = kv_ld(flt + 37 * CM + c0 * 1 + 0);
+    const kv_f f5_3_0 = kv_ld(flt + 38 * CM + c0 * 1 + 0);
+    const kv_f f5_4_0 = kv_ld(flt + 39 * CM + c0 * 1 + 0);
+    const kv_f f5_5_0 = kv_ld(flt + 40 * CM + c0 * 1 + 0);
+    const kv_f f5_6_0 = kv_ld(flt + 41 * CM + c0 * 1 + 0);
+    const kv_f f6_0_0 = kv_ld(flt + 42 * CM + c0 * 1 + 0);
+    const kv_f f6_1_0 = kv_ld(flt + 43 * CM + c0 * 1 + 0);
+    const kv_f f6_2_0 = kv_ld(flt + 44 * CM + c0 * 1 + 0);
+    const kv_f f6_3_0 = kv_ld(flt + 45 * CM + c0 * 1 + 0);
+    const kv_f f6_4_0 = kv_ld(flt + 46 * CM + c0 * 1 + 0);
+    const kv_f f6_5_0 = kv_ld(flt + 47 * CM + c0 * 1 + 0);
+    const kv_f f6_6_0 = kv_ld(flt + 48 * CM + c0 * 1 + 0);
     for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
       if (allv && ix >= x->lo[0] && ix + 3 < x->hi[0]) {
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a3_0 = kv_zero();
         {
           const uint16_t *g = r0 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_0_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_0_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_0_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0_0, a3_0);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_1_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_1_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_1_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_1_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_1_0, a3_0);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_2_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_2_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_2_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_2_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_2_0, a3_0);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_3_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_3_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_3_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_3_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_3_0, a3_0);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_4_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_4_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_4_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_4_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_4_0, a3_0);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_5_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_5_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_5_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_5_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_5_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_5_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_5_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_5_0, a3_0);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_6_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f0_6_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f0_6_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f0_6_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_6_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_6_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_6_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_6_0, a3_0);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_0_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_0_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_0_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_0_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0_0, a3_0);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_1_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_1_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_1_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_1_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_1_0, a3_0);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_2_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_2_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_2_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_2_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_2_0, a3_0);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_3_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_3_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_3_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_3_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_3_0, a3_0);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_4_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_4_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_4_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_4_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_4_0, a3_0);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_5_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_5_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_5_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_5_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_5_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_5_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_5_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_5_0, a3_0);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_6_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f1_6_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f1_6_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f1_6_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_6_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_6_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_6_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_6_0, a3_0);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_0_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_0_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_0_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_0_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0_0, a3_0);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_1_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_1_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_1_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_1_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_1_0, a3_0);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_2_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_2_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_2_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_2_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_2_0, a3_0);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_3_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_3_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_3_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_3_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_3_0, a3_0);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_4_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_4_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_4_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_4_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_4_0, a3_0);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_5_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_5_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_5_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_5_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_5_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_5_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_5_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_5_0, a3_0);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_6_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f2_6_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f2_6_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f2_6_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_6_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_6_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_6_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_6_0, a3_0);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_0_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f3_0_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f3_0_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f3_0_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0_0, a3_0);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_1_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f3_1_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f3_1_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f3_1_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_1_0, a3_0);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_2_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f3_2_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f3_2_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f3_2_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_2_0, a3_0);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_3_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f3_3_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f3_3_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f3_3_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_3_0, a3_0);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_4_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f3_4_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f3_4_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f3_4_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_4_0, a3_0);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_5_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f3_5_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f3_5_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f3_5_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_5_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_5_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_5_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_5_0, a3_0);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_6_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f3_6_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f3_6_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f3_6_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_6_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_6_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_6_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_6_0, a3_0);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_0_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f4_0_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f4_0_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f4_0_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0_0, a3_0);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_1_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f4_1_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f4_1_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f4_1_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_1_0, a3_0);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_2_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f4_2_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f4_2_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f4_2_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_2_0, a3_0);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_3_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f4_3_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f4_3_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f4_3_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_3_0, a3_0);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_4_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f4_4_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f4_4_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f4_4_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_4_0, a3_0);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_5_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f4_5_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f4_5_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f4_5_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_5_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_5_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_5_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_5_0, a3_0);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_6_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f4_6_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f4_6_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f4_6_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_6_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_6_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_6_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_6_0, a3_0);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_0_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f5_0_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f5_0_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f5_0_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0_0, a3_0);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_1_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f5_1_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f5_1_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f5_1_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_1_0, a3_0);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_2_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f5_2_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f5_2_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f5_2_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_2_0, a3_0);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_3_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f5_3_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f5_3_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f5_3_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_3_0, a3_0);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_4_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f5_4_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f5_4_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f5_4_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_4_0, a3_0);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_5_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f5_5_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f5_5_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f5_5_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_5_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_5_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_5_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_5_0, a3_0);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_6_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f5_6_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f5_6_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f5_6_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_6_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_6_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_6_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_6_0, a3_0);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_0_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f6_0_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f6_0_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f6_0_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0_0, a3_0);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_1_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f6_1_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f6_1_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f6_1_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_1_0, a3_0);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_2_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f6_2_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f6_2_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f6_2_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_2_0, a3_0);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_3_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f6_3_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f6_3_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f6_3_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_3_0, a3_0);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_4_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f6_4_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f6_4_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f6_4_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_4_0, a3_0);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_5_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f6_5_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f6_5_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f6_5_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_5_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_5_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_5_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_5_0, a3_0);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_6_0, a0_0);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 1 * CM + 0), f6_6_0, a1_0);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 2 * CM + 0), f6_6_0, a2_0);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 3 * CM + 0), f6_6_0, a3_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_6_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_6_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_6_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_6_0, a3_0);
         }
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_st(d + (ix + 0) * C + c0, a0_0);
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_st(d + (ix + 1) * C + c0, a1_0);
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_st(d + (ix + 2) * C + c0, a2_0);
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_st(d + (ix + 3) * C + c0, a3_0);
+        kv_st(d + (ix + 0) * C + c0, a0_0);
+        kv_st(d + (ix + 1) * C + c0, a1_0);
+        kv_st(d + (ix + 2) * C + c0, a2_0);
+        kv_st(d + (ix + 3) * C + c0, a3_0);
         ix += 4;
       } else {
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ZERO();
+        kv_f s_0 = kv_zero();
         if (v0) {
           {
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_3_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_4_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_5_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_5_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f0_6_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_6_0, s_0);
             }
           }
         }
@@ -557,49 +595,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_3_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_4_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_5_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_5_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f1_6_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_6_0, s_0);
             }
           }
         }
@@ -608,49 +646,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_3_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_4_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_5_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_5_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f2_6_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_6_0, s_0);
             }
           }
         }
@@ -659,49 +697,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_3_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_4_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_5_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_5_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f3_6_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_6_0, s_0);
             }
           }
         }
@@ -710,49 +748,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_3_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_4_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_5_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_5_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f4_6_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_6_0, s_0);
             }
           }
         }
@@ -761,49 +799,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f5_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f5_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f5_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f5_3_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f5_4_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_5_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f5_5_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f5_6_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f5_6_0, s_0);
             }
           }
         }
@@ -812,53 +850,53 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f6_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f6_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f6_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f6_3_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f6_4_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_5_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f6_5_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ld(g + 0), f6_6_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f6_6_0, s_0);
             }
           }
         }
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_st(d + ix * C + c0, s_0);
+        kv_st(d + ix * C + c0, s_0);
         ix += 1;
       }
     }
@@ -867,105 +905,105 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
     const int rem = (int)(C - c0);
     const int m0 = rem;
     (void)m0;
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 0 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 1 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 2 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 3 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 4 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 5 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f0_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 6 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 7 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 8 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 9 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 10 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 11 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 12 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f1_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 13 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 14 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 15 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 16 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 17 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 18 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 19 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f2_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 20 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 21 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 22 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 23 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 24 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 25 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 26 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f3_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 27 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 28 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 29 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 30 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 31 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 32 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 33 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f4_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 34 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 35 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 36 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 37 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 38 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 39 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 40 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f5_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 41 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 42 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 43 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 44 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 45 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 46 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 47 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v f6_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(flt + 48 * CM + c0 * 1 + 0, m0);
+    const kv_f f0_0_0 = kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_1_0 = kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_2_0 = kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_3_0 = kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_4_0 = kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_5_0 = kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_6_0 = kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_0_0 = kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_1_0 = kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_2_0 = kv_ldn(flt + 9 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_3_0 = kv_ldn(flt + 10 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_4_0 = kv_ldn(flt + 11 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_5_0 = kv_ldn(flt + 12 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_6_0 = kv_ldn(flt + 13 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_0_0 = kv_ldn(flt + 14 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_1_0 = kv_ldn(flt + 15 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_2_0 = kv_ldn(flt + 16 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_3_0 = kv_ldn(flt + 17 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_4_0 = kv_ldn(flt + 18 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_5_0 = kv_ldn(flt + 19 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_6_0 = kv_ldn(flt + 20 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_0_0 = kv_ldn(flt + 21 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_1_0 = kv_ldn(flt + 22 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_2_0 = kv_ldn(flt + 23 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_3_0 = kv_ldn(flt + 24 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_4_0 = kv_ldn(flt + 25 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_5_0 = kv_ldn(flt + 26 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_6_0 = kv_ldn(flt + 27 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_0_0 = kv_ldn(flt + 28 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_1_0 = kv_ldn(flt + 29 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_2_0 = kv_ldn(flt + 30 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_3_0 = kv_ldn(flt + 31 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_4_0 = kv_ldn(flt + 32 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_5_0 = kv_ldn(flt + 33 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_6_0 = kv_ldn(flt + 34 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f5_0_0 = kv_ldn(flt + 35 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f5_1_0 = kv_ldn(flt + 36 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f5_2_0 = kv_ldn(flt + 37 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f5_3_0 = kv_ldn(flt + 38 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f5_4_0 = kv_ldn(flt + 39 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f5_5_0 = kv_ldn(flt + 40 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f5_6_0 = kv_ldn(flt + 41 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f6_0_0 = kv_ldn(flt + 42 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f6_1_0 = kv_ldn(flt + 43 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f6_2_0 = kv_ldn(flt + 44 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f6_3_0 = kv_ldn(flt + 45 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f6_4_0 = kv_ldn(flt + 46 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f6_5_0 = kv_ldn(flt + 47 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f6_6_0 = kv_ldn(flt + 48 * CM + c0 * 1 + 0, m0, kv_zero());
     for (ix = x->x0[0]; ix < W; ix += 1) {
-      kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_v s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ZERO();
+      kv_f s_0 = kv_zero();
       if (v0) {
         {
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_3_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_4_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_5_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_5_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f0_6_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_6_0, s_0);
           }
         }
       }
@@ -974,49 +1012,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_3_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_4_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_5_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_5_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f1_6_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_6_0, s_0);
           }
         }
       }
@@ -1025,49 +1063,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_3_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_4_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_5_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_5_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f2_6_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_6_0, s_0);
           }
         }
       }
@@ -1076,49 +1114,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f3_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f3_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f3_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f3_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_3_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f3_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_4_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f3_5_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_5_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f3_6_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_6_0, s_0);
           }
         }
       }
@@ -1127,49 +1165,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f4_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f4_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f4_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f4_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_3_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f4_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_4_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f4_5_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_5_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f4_6_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_6_0, s_0);
           }
         }
       }
@@ -1178,49 +1216,49 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f5_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f5_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f5_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f5_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_3_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f5_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_4_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f5_5_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_5_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f5_6_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_6_0, s_0);
           }
         }
       }
@@ -1229,53 +1267,53 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f6_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f6_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f6_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f6_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_3_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f6_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_4_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f6_5_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_5_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_ldt(g + 0, m0), f6_6_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_6_0, s_0);
           }
         }
       }
-      kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_stt(d + ix * C + c0, s_0, rem);
+      kv_stn(d + ix * C + c0, s_0, rem);
     }
   }
 }
@@ -1302,7 +1340,7 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2(const void *args, const kfi_par *p
   x.nrb = (a->h + x.rb - 1) / x.rb;
   /* Streaming stores when dx is far larger than the caches it would evict
      and every channel block is a whole aligned vector. */
-  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 8 == 0 &&
+  x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 8 == 0 &&
          ((uintptr_t)a->dx & 31) == 0;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.lo[0] = 6 - PL;

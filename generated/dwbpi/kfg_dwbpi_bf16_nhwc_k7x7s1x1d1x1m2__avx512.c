@@ -13,34 +13,58 @@
 
 void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_scratch(const void *args);
-typedef __m512 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v;
 #if defined(__GNUC__)
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U __attribute__((unused))
+#define KV_FN static inline __attribute__((unused))
 #else
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U
+#define KV_FN static inline
 #endif
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO() _mm512_setzero_ps()
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_SET1(x) _mm512_set1_ps(x)
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U __mmask16 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_mask(int rem) { return (__mmask16)((1u << rem) - 1u); }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U __m512 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_cvt(__m256i h) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)); }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U __m256i kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_rnd(__m512 v) {
-  const __m512i x = _mm512_castps_si512(v), hi = _mm512_srli_epi32(x, 16);
-  __m512i r = _mm512_add_epi32(x, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), _mm512_and_si512(hi, _mm512_set1_epi32(1))));
-  r = _mm512_srli_epi32(r, 16);
-  r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_or_si512(hi, _mm512_set1_epi32(0x40)));
-  return _mm512_cvtepi32_epi16(r);
-}
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U __m512 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(const uint16_t *p) { return kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_cvt(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U __m512 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(const uint16_t *p, int rem) { return kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_cvt(_mm256_maskz_loadu_epi16(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_mask(rem), p)); }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_st(uint16_t *p, __m512 v) { _mm256_storeu_si256((__m256i *)(void *)p, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_rnd(v)); }
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_stt(uint16_t *p, __m512 v, int rem) { _mm256_mask_storeu_epi16(p, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_mask(rem), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_rnd(v)); }
-/* dm = 2: lanes of a0|a1 are (channel, multiplier) pairs; out[j] = A[2j] + A[2j+1]. */
-static inline kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_U __m512 kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_pair(__m512 a0, __m512 a1) {
+typedef __m512 kv_f;
+#define KV_W 16
+#define KV_HAS_STREAM 1
+KV_FN kv_f kv_zero(void) { return _mm512_setzero_ps(); }
+KV_FN kv_f kv_set1(float f) { return _mm512_set1_ps(f); }
+KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm512_add_ps(a, b); }
+KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm512_sub_ps(a, b); }
+KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm512_mul_ps(a, b); }
+KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm512_fmadd_ps(a, b, c); }
+KV_FN kv_f kv_pair(kv_f a, kv_f b) {
   const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  return _mm512_add_ps(_mm512_permutex2var_ps(a0, ev, a1), _mm512_permutex2var_ps(a0, od, a1));
+  return _mm512_add_ps(_mm512_permutex2var_ps(a, ev, b), _mm512_permutex2var_ps(a, od, b));
 }
+KV_FN float kv_hsum(kv_f v) {
+  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
+}
+KV_FN __mmask16 kv_mask(int64_t n) { return (__mmask16)((1u << n) - 1u); }
+KV_FN kv_f kv_ldf(const float *p) { return _mm512_loadu_ps(p); }
+KV_FN void kv_stf(float *p, kv_f v) { _mm512_storeu_ps(p, v); }
+KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) { return _mm512_mask_loadu_ps(fill, kv_mask(n), p); }
+KV_FN void kv_stfn(float *p, kv_f v, int64_t n) { _mm512_mask_storeu_ps(p, kv_mask(n), v); }
+KV_FN void kv_sfence(void) { _mm_sfence(); }
+#define KV_VBYTES 32
+KV_FN kv_f kv_cvt_in(__m256i h) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
+KV_FN __m256i kv_cvt_out(kv_f v) {
+  const __m512i x = _mm512_castps_si512(v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))), 16);
+  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x40)));
+  return _mm512_cvtepi32_epi16(r);
+}
+KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm256_loadu_si256((const __m256i *)p)); }
+KV_FN void kv_st(uint16_t *p, kv_f v) { _mm256_storeu_si256((__m256i *)p, kv_cvt_out(v)); }
+KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
+  return _mm512_mask_blend_ps(kv_mask(n), fill, kv_cvt_in(_mm256_maskz_loadu_epi16(kv_mask(n), p)));
+}
+KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) { _mm256_mask_storeu_epi16(p, kv_mask(n), kv_cvt_out(v)); }
+KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm256_stream_si256((__m256i *)p, kv_cvt_out(v)); }
 
 typedef struct kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ctx {
   const kfi_dwbpi_args *a;
@@ -92,716 +116,716 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
   const uint16_t *r6 = dy + (b * OH + (v6 ? ty6 / 1 : 0)) * OW * CM;
   allv &= v6;
   for (c0 = 0; c0 + 16 <= C; c0 += 16) {
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 0 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 0 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 1 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 1 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 2 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 2 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 3 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 3 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 4 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 4 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 5 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 5 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 6 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 6 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 7 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 7 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 8 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 8 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 9 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 9 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 10 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 10 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 11 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 11 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 12 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 12 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 13 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 13 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 14 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 14 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 15 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 15 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 16 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 16 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 17 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 17 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 18 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 18 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 19 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 19 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 20 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 20 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 21 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 21 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 22 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 22 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 23 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 23 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 24 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 24 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 25 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 25 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 26 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 26 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 27 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 27 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 28 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 28 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 29 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 29 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 30 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 30 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 31 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 31 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 32 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 32 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 33 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 33 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 34 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 34 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 35 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 35 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 36 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 36 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 37 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 37 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 38 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 38 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 39 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 39 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 40 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 40 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 41 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 41 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 42 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 42 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 43 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 43 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 44 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 44 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 45 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 45 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 46 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 46 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 47 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 47 * CM + c0 * 2 + 16);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 48 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(flt + 48 * CM + c0 * 2 + 16);
+    const kv_f f0_0_0 = kv_ld(flt + 0 * CM + c0 * 2 + 0);
+    const kv_f f0_0_1 = kv_ld(flt + 0 * CM + c0 * 2 + 16);
+    const kv_f f0_1_0 = kv_ld(flt + 1 * CM + c0 * 2 + 0);
+    const kv_f f0_1_1 = kv_ld(flt + 1 * CM + c0 * 2 + 16);
+    const kv_f f0_2_0 = kv_ld(flt + 2 * CM + c0 * 2 + 0);
+    const kv_f f0_2_1 = kv_ld(flt + 2 * CM + c0 * 2 + 16);
+    const kv_f f0_3_0 = kv_ld(flt + 3 * CM + c0 * 2 + 0);
+    const kv_f f0_3_1 = kv_ld(flt + 3 * CM + c0 * 2 + 16);
+    const kv_f f0_4_0 = kv_ld(flt + 4 * CM + c0 * 2 + 0);
+    const kv_f f0_4_1 = kv_ld(flt + 4 * CM + c0 * 2 + 16);
+    const kv_f f0_5_0 = kv_ld(flt + 5 * CM + c0 * 2 + 0);
+    const kv_f f0_5_1 = kv_ld(flt + 5 * CM + c0 * 2 + 16);
+    const kv_f f0_6_0 = kv_ld(flt + 6 * CM + c0 * 2 + 0);
+    const kv_f f0_6_1 = kv_ld(flt + 6 * CM + c0 * 2 + 16);
+    const kv_f f1_0_0 = kv_ld(flt + 7 * CM + c0 * 2 + 0);
+    const kv_f f1_0_1 = kv_ld(flt + 7 * CM + c0 * 2 + 16);
+    const kv_f f1_1_0 = kv_ld(flt + 8 * CM + c0 * 2 + 0);
+    const kv_f f1_1_1 = kv_ld(flt + 8 * CM + c0 * 2 + 16);
+    const kv_f f1_2_0 = kv_ld(flt + 9 * CM + c0 * 2 + 0);
+    const kv_f f1_2_1 = kv_ld(flt + 9 * CM + c0 * 2 + 16);
+    const kv_f f1_3_0 = kv_ld(flt + 10 * CM + c0 * 2 + 0);
+    const kv_f f1_3_1 = kv_ld(flt + 10 * CM + c0 * 2 + 16);
+    const kv_f f1_4_0 = kv_ld(flt + 11 * CM + c0 * 2 + 0);
+    const kv_f f1_4_1 = kv_ld(flt + 11 * CM + c0 * 2 + 16);
+    const kv_f f1_5_0 = kv_ld(flt + 12 * CM + c0 * 2 + 0);
+    const kv_f f1_5_1 = kv_ld(flt + 12 * CM + c0 * 2 + 16);
+    const kv_f f1_6_0 = kv_ld(flt + 13 * CM + c0 * 2 + 0);
+    const kv_f f1_6_1 = kv_ld(flt + 13 * CM + c0 * 2 + 16);
+    const kv_f f2_0_0 = kv_ld(flt + 14 * CM + c0 * 2 + 0);
+    const kv_f f2_0_1 = kv_ld(flt + 14 * CM + c0 * 2 + 16);
+    const kv_f f2_1_0 = kv_ld(flt + 15 * CM + c0 * 2 + 0);
+    const kv_f f2_1_1 = kv_ld(flt + 15 * CM + c0 * 2 + 16);
+    const kv_f f2_2_0 = kv_ld(flt + 16 * CM + c0 * 2 + 0);
+    const kv_f f2_2_1 = kv_ld(flt + 16 * CM + c0 * 2 + 16);
+    const kv_f f2_3_0 = kv_ld(flt + 17 * CM + c0 * 2 + 0);
+    const kv_f f2_3_1 = kv_ld(flt + 17 * CM + c0 * 2 + 16);
+    const kv_f f2_4_0 = kv_ld(flt + 18 * CM + c0 * 2 + 0);
+    const kv_f f2_4_1 = kv_ld(flt + 18 * CM + c0 * 2 + 16);
+    const kv_f f2_5_0 = kv_ld(flt + 19 * CM + c0 * 2 + 0);
+    const kv_f f2_5_1 = kv_ld(flt + 19 * CM + c0 * 2 + 16);
+    const kv_f f2_6_0 = kv_ld(flt + 20 * CM + c0 * 2 + 0);
+    const kv_f f2_6_1 = kv_ld(flt + 20 * CM + c0 * 2 + 16);
+    const kv_f f3_0_0 = kv_ld(flt + 21 * CM + c0 * 2 + 0);
+    const kv_f f3_0_1 = kv_ld(flt + 21 * CM + c0 * 2 + 16);
+    const kv_f f3_1_0 = kv_ld(flt + 22 * CM + c0 * 2 + 0);
+    const kv_f f3_1_1 = kv_ld(flt + 22 * CM + c0 * 2 + 16);
+    const kv_f f3_2_0 = kv_ld(flt + 23 * CM + c0 * 2 + 0);
+    const kv_f f3_2_1 = kv_ld(flt + 23 * CM + c0 * 2 + 16);
+    const kv_f f3_3_0 = kv_ld(flt + 24 * CM + c0 * 2 + 0);
+    const kv_f f3_3_1 = kv_ld(flt + 24 * CM + c0 * 2 + 16);
+    const kv_f f3_4_0 = kv_ld(flt + 25 * CM + c0 * 2 + 0);
+    const kv_f f3_4_1 = kv_ld(flt + 25 * CM + c0 * 2 + 16);
+    const kv_f f3_5_0 = kv_ld(flt + 26 * CM + c0 * 2 + 0);
+    const kv_f f3_5_1 = kv_ld(flt + 26 * CM + c0 * 2 + 16);
+    const kv_f f3_6_0 = kv_ld(flt + 27 * CM + c0 * 2 + 0);
+    const kv_f f3_6_1 = kv_ld(flt + 27 * CM + c0 * 2 + 16);
+    const kv_f f4_0_0 = kv_ld(flt + 28 * CM + c0 * 2 + 0);
+    const kv_f f4_0_1 = kv_ld(flt + 28 * CM + c0 * 2 + 16);
+    const kv_f f4_1_0 = kv_ld(flt + 29 * CM + c0 * 2 + 0);
+    const kv_f f4_1_1 = kv_ld(flt + 29 * CM + c0 * 2 + 16);
+    const kv_f f4_2_0 = kv_ld(flt + 30 * CM + c0 * 2 + 0);
+    const kv_f f4_2_1 = kv_ld(flt + 30 * CM + c0 * 2 + 16);
+    const kv_f f4_3_0 = kv_ld(flt + 31 * CM + c0 * 2 + 0);
+    const kv_f f4_3_1 = kv_ld(flt + 31 * CM + c0 * 2 + 16);
+    const kv_f f4_4_0 = kv_ld(flt + 32 * CM + c0 * 2 + 0);
+    const kv_f f4_4_1 = kv_ld(flt + 32 * CM + c0 * 2 + 16);
+    const kv_f f4_5_0 = kv_ld(flt + 33 * CM + c0 * 2 + 0);
+    const kv_f f4_5_1 = kv_ld(flt + 33 * CM + c0 * 2 + 16);
+    const kv_f f4_6_0 = kv_ld(flt + 34 * CM + c0 * 2 + 0);
+    const kv_f f4_6_1 = kv_ld(flt + 34 * CM + c0 * 2 + 16);
+    const kv_f f5_0_0 = kv_ld(flt + 35 * CM + c0 * 2 + 0);
+    const kv_f f5_0_1 = kv_ld(flt + 35 * CM + c0 * 2 + 16);
+    const kv_f f5_1_0 = kv_ld(flt + 36 * CM + c0 * 2 + 0);
+    const kv_f f5_1_1 = kv_ld(flt + 36 * CM + c0 * 2 + 16);
+    const kv_f f5_2_0 = kv_ld(flt + 37 * CM + c0 * 2 + 0);
+    const kv_f f5_2_1 = kv_ld(flt + 37 * CM + c0 * 2 + 16);
+    const kv_f f5_3_0 = kv_ld(flt + 38 * CM + c0 * 2 + 0);
+    const kv_f f5_3_1 = kv_ld(flt + 38 * CM + c0 * 2 + 16);
+    const kv_f f5_4_0 = kv_ld(flt + 39 * CM + c0 * 2 + 0);
+    const kv_f f5_4_1 = kv_ld(flt + 39 * CM + c0 * 2 + 16);
+    const kv_f f5_5_0 = kv_ld(flt + 40 * CM + c0 * 2 + 0);
+    const kv_f f5_5_1 = kv_ld(flt + 40 * CM + c0 * 2 + 16);
+    const kv_f f5_6_0 = kv_ld(flt + 41 * CM + c0 * 2 + 0);
+    const kv_f f5_6_1 = kv_ld(flt + 41 * CM + c0 * 2 + 16);
+    const kv_f f6_0_0 = kv_ld(flt + 42 * CM + c0 * 2 + 0);
+    const kv_f f6_0_1 = kv_ld(flt + 42 * CM + c0 * 2 + 16);
+    const kv_f f6_1_0 = kv_ld(flt + 43 * CM + c0 * 2 + 0);
+    const kv_f f6_1_1 = kv_ld(flt + 43 * CM + c0 * 2 + 16);
+    const kv_f f6_2_0 = kv_ld(flt + 44 * CM + c0 * 2 + 0);
+    const kv_f f6_2_1 = kv_ld(flt + 44 * CM + c0 * 2 + 16);
+    const kv_f f6_3_0 = kv_ld(flt + 45 * CM + c0 * 2 + 0);
+    const kv_f f6_3_1 = kv_ld(flt + 45 * CM + c0 * 2 + 16);
+    const kv_f f6_4_0 = kv_ld(flt + 46 * CM + c0 * 2 + 0);
+    const kv_f f6_4_1 = kv_ld(flt + 46 * CM + c0 * 2 + 16);
+    const kv_f f6_5_0 = kv_ld(flt + 47 * CM + c0 * 2 + 0);
+    const kv_f f6_5_1 = kv_ld(flt + 47 * CM + c0 * 2 + 16);
+    const kv_f f6_6_0 = kv_ld(flt + 48 * CM + c0 * 2 + 0);
+    const kv_f f6_6_1 = kv_ld(flt + 48 * CM + c0 * 2 + 16);
     for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
       if (allv && ix >= x->lo[0] && ix + 3 < x->hi[0]) {
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a0_1 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a1_1 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a2_1 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a3_1 = kv_zero();
         {
           const uint16_t *g = r0 + ((ix + PL - 0) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_0_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_0_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f0_0_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f0_0_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f0_0_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f0_0_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f0_0_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f0_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f0_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f0_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f0_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_0_1, a3_1);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 1) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_1_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_1_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f0_1_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f0_1_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f0_1_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f0_1_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f0_1_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f0_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f0_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f0_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f0_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1_1, a3_1);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 2) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_2_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_2_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f0_2_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f0_2_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f0_2_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f0_2_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f0_2_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f0_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f0_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f0_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f0_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_2_1, a3_1);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 3) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_3_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_3_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f0_3_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f0_3_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f0_3_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f0_3_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f0_3_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f0_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f0_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f0_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f0_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_3_1, a3_1);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 4) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_4_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_4_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f0_4_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f0_4_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f0_4_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f0_4_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f0_4_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f0_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f0_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f0_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f0_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_4_1, a3_1);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 5) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_5_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_5_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f0_5_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f0_5_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f0_5_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f0_5_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f0_5_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f0_5_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_5_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f0_5_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_5_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f0_5_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_5_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f0_5_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_5_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_5_1, a3_1);
         }
         {
           const uint16_t *g = r0 + ((ix + PL - 6) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_6_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_6_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f0_6_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f0_6_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f0_6_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f0_6_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f0_6_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f0_6_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_6_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f0_6_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_6_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f0_6_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_6_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f0_6_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_6_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_6_1, a3_1);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 0) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_0_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_0_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f1_0_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f1_0_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f1_0_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f1_0_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f1_0_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f1_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f1_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f1_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_0_1, a3_1);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 1) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_1_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_1_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f1_1_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f1_1_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f1_1_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f1_1_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f1_1_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f1_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f1_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f1_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1_1, a3_1);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 2) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_2_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_2_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f1_2_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f1_2_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f1_2_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f1_2_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f1_2_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f1_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f1_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f1_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_2_1, a3_1);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 3) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_3_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_3_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f1_3_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f1_3_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f1_3_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f1_3_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f1_3_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f1_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f1_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f1_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_3_1, a3_1);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 4) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_4_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_4_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f1_4_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f1_4_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f1_4_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f1_4_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f1_4_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f1_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f1_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f1_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_4_1, a3_1);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 5) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_5_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_5_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f1_5_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f1_5_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f1_5_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f1_5_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f1_5_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f1_5_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_5_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f1_5_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_5_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f1_5_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_5_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_5_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_5_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_5_1, a3_1);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 6) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_6_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_6_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f1_6_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f1_6_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f1_6_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f1_6_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f1_6_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f1_6_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_6_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f1_6_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_6_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f1_6_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_6_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_6_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_6_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_6_1, a3_1);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 0) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_0_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_0_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f2_0_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f2_0_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f2_0_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f2_0_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f2_0_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f2_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f2_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f2_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_0_1, a3_1);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 1) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_1_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_1_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f2_1_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f2_1_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f2_1_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f2_1_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f2_1_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f2_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f2_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f2_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1_1, a3_1);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 2) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_2_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_2_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f2_2_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f2_2_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f2_2_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f2_2_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f2_2_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f2_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f2_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f2_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_2_1, a3_1);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 3) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_3_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_3_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f2_3_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f2_3_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f2_3_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f2_3_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f2_3_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f2_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f2_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f2_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_3_1, a3_1);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 4) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_4_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_4_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f2_4_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f2_4_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f2_4_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f2_4_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f2_4_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f2_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f2_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f2_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_4_1, a3_1);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 5) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_5_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_5_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f2_5_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f2_5_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f2_5_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f2_5_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f2_5_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f2_5_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_5_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f2_5_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_5_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f2_5_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_5_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_5_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_5_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_5_1, a3_1);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 6) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_6_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_6_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f2_6_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f2_6_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f2_6_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f2_6_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f2_6_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f2_6_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_6_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f2_6_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_6_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f2_6_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_6_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_6_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_6_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_6_1, a3_1);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 0) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_0_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_0_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f3_0_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f3_0_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f3_0_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f3_0_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f3_0_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f3_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f3_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_0_1, a3_1);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 1) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_1_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_1_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f3_1_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f3_1_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f3_1_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f3_1_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f3_1_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f3_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f3_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1_1, a3_1);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 2) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_2_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_2_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f3_2_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f3_2_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f3_2_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f3_2_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f3_2_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f3_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f3_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_2_1, a3_1);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 3) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_3_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_3_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f3_3_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f3_3_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f3_3_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f3_3_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f3_3_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f3_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f3_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_3_1, a3_1);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 4) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_4_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_4_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f3_4_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f3_4_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f3_4_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f3_4_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f3_4_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f3_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f3_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_4_1, a3_1);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 5) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_5_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_5_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f3_5_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f3_5_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f3_5_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f3_5_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f3_5_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f3_5_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_5_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f3_5_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_5_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_5_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_5_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_5_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_5_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_5_1, a3_1);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 6) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_6_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_6_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f3_6_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f3_6_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f3_6_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f3_6_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f3_6_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f3_6_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_6_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f3_6_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_6_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_6_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_6_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_6_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_6_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_6_1, a3_1);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 0) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_0_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_0_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f4_0_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f4_0_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f4_0_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f4_0_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f4_0_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f4_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f4_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_0_1, a3_1);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 1) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_1_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_1_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f4_1_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f4_1_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f4_1_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f4_1_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f4_1_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f4_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f4_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1_1, a3_1);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 2) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_2_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_2_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f4_2_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f4_2_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f4_2_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f4_2_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f4_2_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f4_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f4_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_2_1, a3_1);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 3) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_3_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_3_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f4_3_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f4_3_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f4_3_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f4_3_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f4_3_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f4_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f4_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_3_1, a3_1);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 4) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_4_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_4_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f4_4_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f4_4_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f4_4_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f4_4_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f4_4_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f4_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f4_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_4_1, a3_1);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 5) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_5_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_5_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f4_5_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f4_5_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f4_5_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f4_5_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f4_5_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f4_5_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_5_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f4_5_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_5_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_5_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_5_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_5_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_5_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_5_1, a3_1);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 6) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_6_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_6_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f4_6_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f4_6_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f4_6_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f4_6_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f4_6_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f4_6_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_6_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f4_6_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_6_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_6_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_6_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_6_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_6_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_6_1, a3_1);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 0) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_0_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_0_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f5_0_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f5_0_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f5_0_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f5_0_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f5_0_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f5_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f5_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_0_1, a3_1);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 1) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_1_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_1_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f5_1_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f5_1_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f5_1_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f5_1_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f5_1_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f5_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f5_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1_1, a3_1);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 2) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_2_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_2_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f5_2_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f5_2_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f5_2_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f5_2_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f5_2_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f5_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f5_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_2_1, a3_1);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 3) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_3_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_3_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f5_3_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f5_3_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f5_3_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f5_3_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f5_3_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f5_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f5_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_3_1, a3_1);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 4) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_4_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_4_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f5_4_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f5_4_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f5_4_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f5_4_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f5_4_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f5_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f5_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_4_1, a3_1);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 5) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_5_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_5_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f5_5_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f5_5_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f5_5_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f5_5_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f5_5_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f5_5_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_5_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f5_5_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_5_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_5_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_5_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_5_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_5_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_5_1, a3_1);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 6) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_6_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_6_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f5_6_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f5_6_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f5_6_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f5_6_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f5_6_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f5_6_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f5_6_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f5_6_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_6_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_6_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_6_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_6_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_6_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_6_1, a3_1);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 0) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_0_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_0_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f6_0_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f6_0_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f6_0_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f6_0_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f6_0_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f6_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f6_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_0_1, a3_1);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 1) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_1_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_1_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f6_1_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f6_1_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f6_1_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f6_1_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f6_1_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f6_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f6_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1_1, a3_1);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 2) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_2_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_2_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f6_2_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f6_2_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f6_2_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f6_2_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f6_2_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f6_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f6_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_2_1, a3_1);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 3) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_3_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_3_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f6_3_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f6_3_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f6_3_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f6_3_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f6_3_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f6_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f6_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_3_1, a3_1);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 4) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_4_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_4_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f6_4_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f6_4_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f6_4_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f6_4_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f6_4_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f6_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f6_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_4_1, a3_1);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 5) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_5_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_5_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f6_5_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f6_5_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f6_5_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f6_5_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f6_5_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f6_5_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_5_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f6_5_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_5_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_5_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_5_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_5_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_5_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_5_1, a3_1);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 6) / 1) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_6_0, a0_0);
-          a0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_6_1, a0_1);
-          a1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 0), f6_6_0, a1_0);
-          a1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 1 * CM + 16), f6_6_1, a1_1);
-          a2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 0), f6_6_0, a2_0);
-          a2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 2 * CM + 16), f6_6_1, a2_1);
-          a3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 0), f6_6_0, a3_0);
-          a3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 3 * CM + 16), f6_6_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f6_6_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 16), f6_6_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_6_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_6_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_6_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_6_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_6_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_6_1, a3_1);
         }
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_st(d + (ix + 0) * C + c0, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_pair(a0_0, a0_1));
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_st(d + (ix + 1) * C + c0, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_pair(a1_0, a1_1));
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_st(d + (ix + 2) * C + c0, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_pair(a2_0, a2_1));
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_st(d + (ix + 3) * C + c0, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_pair(a3_0, a3_1));
+        kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        kv_st(d + (ix + 1) * C + c0, kv_pair(a1_0, a1_1));
+        kv_st(d + (ix + 2) * C + c0, kv_pair(a2_0, a2_1));
+        kv_st(d + (ix + 3) * C + c0, kv_pair(a3_0, a3_1));
         ix += 4;
       } else {
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
+        kv_f s_0 = kv_zero();
+        kv_f s_1 = kv_zero();
         if (v0) {
           {
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_0_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f0_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_1_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f0_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_2_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f0_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_3_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f0_3_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_4_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f0_4_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_5_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_5_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_5_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f0_5_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f0_6_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f0_6_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_6_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f0_6_1, s_1);
             }
           }
         }
@@ -810,56 +834,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_0_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f1_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_1_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f1_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_2_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f1_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_3_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f1_3_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_4_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f1_4_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_5_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_5_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_5_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f1_5_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f1_6_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f1_6_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_6_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f1_6_1, s_1);
             }
           }
         }
@@ -868,56 +892,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_0_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f2_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_1_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f2_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_2_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f2_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_3_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f2_3_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_4_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f2_4_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_5_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_5_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_5_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f2_5_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f2_6_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f2_6_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_6_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f2_6_1, s_1);
             }
           }
         }
@@ -926,56 +950,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_0_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f3_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_1_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f3_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_2_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f3_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_3_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f3_3_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_4_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f3_4_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_5_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_5_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_5_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f3_5_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f3_6_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f3_6_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_6_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f3_6_1, s_1);
             }
           }
         }
@@ -984,56 +1008,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_0_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f4_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_1_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f4_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_2_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f4_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_3_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f4_3_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_4_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f4_4_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_5_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_5_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_5_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f4_5_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f4_6_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f4_6_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_6_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f4_6_1, s_1);
             }
           }
         }
@@ -1042,56 +1066,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_0_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f5_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f5_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_1_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f5_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f5_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_2_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f5_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f5_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_3_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f5_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f5_3_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_4_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f5_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f5_4_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_5_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_5_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f5_5_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f5_5_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f5_6_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f5_6_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f5_6_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f5_6_1, s_1);
             }
           }
         }
@@ -1100,60 +1124,60 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx = ix + PL - 0; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_0_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f6_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f6_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 1; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_1_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f6_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f6_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_2_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f6_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f6_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_3_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f6_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f6_3_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_4_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f6_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f6_4_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 5; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_5_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_5_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f6_5_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f6_5_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 6; /* ox * 1 */
             if (tx >= 0 && tx < OW * 1) {
               const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 0), f6_6_0, s_0);
-              s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ld(g + 16), f6_6_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f6_6_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 16), f6_6_1, s_1);
             }
           }
         }
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_st(d + ix * C + c0, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_pair(s_0, s_1));
+        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
         ix += 1;
       }
     }
@@ -1162,162 +1186,162 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
     const int rem = (int)(C - c0);
     const int m0 = 2 * rem < 16 ? 2 * rem : 16, m1 = 2 * rem - m0;
     (void)m0, (void)m1;
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 0 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 0 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 1 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 1 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 2 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 2 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 3 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 3 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 4 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 4 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 5 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 5 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 6 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f0_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 6 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 7 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 7 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 8 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 8 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 9 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 9 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 10 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 10 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 11 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 11 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 12 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 12 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 13 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f1_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 13 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 14 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 14 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 15 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 15 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 16 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 16 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 17 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 17 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 18 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 18 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 19 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 19 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 20 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f2_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 20 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 21 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 21 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 22 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 22 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 23 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 23 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 24 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 24 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 25 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 25 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 26 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 26 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 27 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f3_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 27 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 28 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 28 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 29 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 29 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 30 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 30 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 31 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 31 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 32 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 32 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 33 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 33 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 34 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f4_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 34 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 35 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 35 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 36 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 36 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 37 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 37 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 38 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 38 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 39 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 39 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 40 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 40 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 41 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f5_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 41 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_0_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 42 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_0_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 42 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_1_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 43 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_1_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 43 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_2_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 44 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_2_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 44 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_3_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 45 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_3_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 45 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_4_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 46 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_4_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 46 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_5_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 47 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_5_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 47 * CM + c0 * 2 + 16, m1);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_6_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 48 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v f6_6_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(flt + 48 * CM + c0 * 2 + 16, m1);
+    const kv_f f0_0_0 = kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_0_1 = kv_ldn(flt + 0 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f0_1_0 = kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_1_1 = kv_ldn(flt + 1 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f0_2_0 = kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_2_1 = kv_ldn(flt + 2 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f0_3_0 = kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_3_1 = kv_ldn(flt + 3 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f0_4_0 = kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_4_1 = kv_ldn(flt + 4 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f0_5_0 = kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_5_1 = kv_ldn(flt + 5 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f0_6_0 = kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_6_1 = kv_ldn(flt + 6 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f1_0_0 = kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_0_1 = kv_ldn(flt + 7 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f1_1_0 = kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_1_1 = kv_ldn(flt + 8 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f1_2_0 = kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_2_1 = kv_ldn(flt + 9 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f1_3_0 = kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_3_1 = kv_ldn(flt + 10 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f1_4_0 = kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_4_1 = kv_ldn(flt + 11 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f1_5_0 = kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_5_1 = kv_ldn(flt + 12 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f1_6_0 = kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_6_1 = kv_ldn(flt + 13 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f2_0_0 = kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_0_1 = kv_ldn(flt + 14 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f2_1_0 = kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_1_1 = kv_ldn(flt + 15 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f2_2_0 = kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_2_1 = kv_ldn(flt + 16 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f2_3_0 = kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_3_1 = kv_ldn(flt + 17 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f2_4_0 = kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_4_1 = kv_ldn(flt + 18 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f2_5_0 = kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_5_1 = kv_ldn(flt + 19 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f2_6_0 = kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_6_1 = kv_ldn(flt + 20 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f3_0_0 = kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_0_1 = kv_ldn(flt + 21 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f3_1_0 = kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_1_1 = kv_ldn(flt + 22 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f3_2_0 = kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_2_1 = kv_ldn(flt + 23 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f3_3_0 = kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_3_1 = kv_ldn(flt + 24 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f3_4_0 = kv_ldn(flt + 25 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_4_1 = kv_ldn(flt + 25 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f3_5_0 = kv_ldn(flt + 26 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_5_1 = kv_ldn(flt + 26 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f3_6_0 = kv_ldn(flt + 27 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_6_1 = kv_ldn(flt + 27 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f4_0_0 = kv_ldn(flt + 28 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_0_1 = kv_ldn(flt + 28 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f4_1_0 = kv_ldn(flt + 29 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_1_1 = kv_ldn(flt + 29 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f4_2_0 = kv_ldn(flt + 30 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_2_1 = kv_ldn(flt + 30 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f4_3_0 = kv_ldn(flt + 31 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_3_1 = kv_ldn(flt + 31 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f4_4_0 = kv_ldn(flt + 32 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_4_1 = kv_ldn(flt + 32 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f4_5_0 = kv_ldn(flt + 33 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_5_1 = kv_ldn(flt + 33 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f4_6_0 = kv_ldn(flt + 34 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_6_1 = kv_ldn(flt + 34 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f5_0_0 = kv_ldn(flt + 35 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f5_0_1 = kv_ldn(flt + 35 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f5_1_0 = kv_ldn(flt + 36 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f5_1_1 = kv_ldn(flt + 36 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f5_2_0 = kv_ldn(flt + 37 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f5_2_1 = kv_ldn(flt + 37 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f5_3_0 = kv_ldn(flt + 38 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f5_3_1 = kv_ldn(flt + 38 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f5_4_0 = kv_ldn(flt + 39 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f5_4_1 = kv_ldn(flt + 39 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f5_5_0 = kv_ldn(flt + 40 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f5_5_1 = kv_ldn(flt + 40 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f5_6_0 = kv_ldn(flt + 41 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f5_6_1 = kv_ldn(flt + 41 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f6_0_0 = kv_ldn(flt + 42 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f6_0_1 = kv_ldn(flt + 42 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f6_1_0 = kv_ldn(flt + 43 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f6_1_1 = kv_ldn(flt + 43 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f6_2_0 = kv_ldn(flt + 44 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f6_2_1 = kv_ldn(flt + 44 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f6_3_0 = kv_ldn(flt + 45 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f6_3_1 = kv_ldn(flt + 45 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f6_4_0 = kv_ldn(flt + 46 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f6_4_1 = kv_ldn(flt + 46 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f6_5_0 = kv_ldn(flt + 47 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f6_5_1 = kv_ldn(flt + 47 * CM + c0 * 2 + 16, m1, kv_zero());
+    const kv_f f6_6_0 = kv_ldn(flt + 48 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f6_6_1 = kv_ldn(flt + 48 * CM + c0 * 2 + 16, m1, kv_zero());
     for (ix = x->x0[0]; ix < W; ix += 1) {
-      kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
-      kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_v s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ZERO();
+      kv_f s_0 = kv_zero();
+      kv_f s_1 = kv_zero();
       if (v0) {
         {
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f0_0_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f0_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f0_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f0_1_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f0_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f0_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f0_2_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f0_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f0_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f0_3_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f0_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f0_3_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f0_4_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f0_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f0_4_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f0_5_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f0_5_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_5_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f0_5_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r0 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f0_6_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f0_6_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_6_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f0_6_1, s_1);
           }
         }
       }
@@ -1326,56 +1350,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f1_0_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f1_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f1_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f1_1_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f1_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f1_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f1_2_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f1_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f1_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f1_3_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f1_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f1_3_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f1_4_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f1_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f1_4_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f1_5_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f1_5_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_5_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f1_5_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r1 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f1_6_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f1_6_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_6_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f1_6_1, s_1);
           }
         }
       }
@@ -1384,56 +1408,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f2_0_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f2_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f2_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f2_1_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f2_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f2_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f2_2_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f2_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f2_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f2_3_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f2_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f2_3_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f2_4_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f2_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f2_4_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f2_5_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f2_5_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_5_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f2_5_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r2 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f2_6_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f2_6_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_6_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f2_6_1, s_1);
           }
         }
       }
@@ -1442,56 +1466,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f3_0_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f3_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f3_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f3_1_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f3_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f3_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f3_2_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f3_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f3_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f3_3_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f3_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f3_3_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f3_4_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f3_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f3_4_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f3_5_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f3_5_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_5_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f3_5_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r3 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f3_6_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f3_6_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_6_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f3_6_1, s_1);
           }
         }
       }
@@ -1500,56 +1524,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f4_0_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f4_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f4_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f4_1_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f4_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f4_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f4_2_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f4_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f4_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f4_3_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f4_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f4_3_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f4_4_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f4_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f4_4_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f4_5_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f4_5_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_5_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f4_5_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r4 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f4_6_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f4_6_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_6_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f4_6_1, s_1);
           }
         }
       }
@@ -1558,56 +1582,56 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f5_0_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f5_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f5_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f5_1_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f5_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f5_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f5_2_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f5_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f5_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f5_3_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f5_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f5_3_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f5_4_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f5_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f5_4_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f5_5_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f5_5_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_5_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f5_5_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r5 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f5_6_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f5_6_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f5_6_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f5_6_1, s_1);
           }
         }
       }
@@ -1616,60 +1640,60 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f6_0_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f6_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f6_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f6_1_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f6_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f6_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f6_2_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f6_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f6_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f6_3_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f6_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f6_3_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f6_4_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f6_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f6_4_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 5;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f6_5_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f6_5_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_5_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f6_5_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 6;
           if (tx >= 0 && tx < OW * 1) {
             const uint16_t *g = r6 + (tx / 1) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 0, m0), f6_6_0, s_0);
-            s_1 = kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_FMA(kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_ldt(g + 16, m1), f6_6_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f6_6_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()), f6_6_1, s_1);
           }
         }
       }
-      kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_stt(d + ix * C + c0, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_pair(s_0, s_1), rem);
+      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
   }
 }
@@ -1696,7 +1720,7 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par 
   x.nrb = (a->h + x.rb - 1) / x.rb;
   /* Streaming stores when dx is far larger than the caches it would evict
      and every channel block is a whole aligned vector. */
-  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 16 == 0 &&
+  x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 16 == 0 &&
          ((uintptr_t)a->dx & 63) == 0;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.lo[0] = 6 - PL;

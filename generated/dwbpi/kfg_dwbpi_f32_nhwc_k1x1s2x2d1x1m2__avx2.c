@@ -13,30 +13,62 @@
 
 void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_scratch(const void *args);
-typedef __m256 kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v;
 #if defined(__GNUC__)
-#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_U __attribute__((unused))
+#define KV_FN static inline __attribute__((unused))
 #else
-#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_U
+#define KV_FN static inline
 #endif
-#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO() _mm256_setzero_ps()
-#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_SET1(x) _mm256_set1_ps(x)
-static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_U __m256i kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_mask(int rem) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(rem), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+typedef __m256 kv_f;
+#define KV_W 8
+#define KV_HAS_STREAM 1
+KV_FN kv_f kv_zero(void) { return _mm256_setzero_ps(); }
+KV_FN kv_f kv_set1(float f) { return _mm256_set1_ps(f); }
+KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm256_add_ps(a, b); }
+KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm256_sub_ps(a, b); }
+KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm256_mul_ps(a, b); }
+KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm256_fmadd_ps(a, b, c); }
+/* hadd works per 128-bit half: (a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, ...); the permute restores order */
+KV_FN kv_f kv_pair(kv_f a, kv_f b) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a, b)), 0xD8));
 }
-static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_U __m256 kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(const float *p) { return _mm256_loadu_ps(p); }
-/* non-temporal store of a whole aligned vector (large outputs: no write-allocate read) */
-static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_U void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(float *p, __m256 v, int nt) {
-  if (nt) _mm256_stream_ps(p, v);
-  else _mm256_storeu_ps(p, v);
+KV_FN float kv_hsum(kv_f v) {
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
 }
-static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_U void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_st(float *p, __m256 v) { _mm256_storeu_ps(p, v); }
-static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_U __m256 kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ldt(const float *p, int rem) { return _mm256_maskload_ps(p, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_mask(rem)); }
-static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_U void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stt(float *p, __m256 v, int rem) { _mm256_maskstore_ps(p, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_mask(rem), v); }
-/* dm = 2: lanes of a0|a1 are (channel, multiplier) pairs; out[j] = A[2j] + A[2j+1]. */
-static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_U __m256 kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(__m256 a0, __m256 a1) {
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a0, a1)), 0xD8));
+KV_FN kv_f kv_ldf(const float *p) { return _mm256_loadu_ps(p); }
+KV_FN void kv_stf(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
+KV_FN void kv_sfence(void) { _mm_sfence(); }
+#define KV_VBYTES 32
+KV_FN kv_f kv_ld(const float *p) { return _mm256_loadu_ps(p); }
+KV_FN void kv_st(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
+KV_FN void kv_stream(float *p, kv_f v) { _mm256_stream_ps(p, v); }
+KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = p[i];
+  return kv_ldf(t);
+}
+KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = t[i];
+}
+KV_FN kv_f kv_ldn(const float *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = kfi_ld_f32(p[i]);
+  return kv_ldf(t);
+}
+KV_FN void kv_stn(float *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = kfi_st_f32(t[i]);
 }
 
 typedef struct kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ctx {
@@ -65,91 +97,104 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
   const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   allv &= v0;
   for (c0 = 0; c0 + 8 <= C; c0 += 8) {
-    const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v f0_0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(flt + 0 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v f0_0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(flt + 0 * CM + c0 * 2 + 8);
+    const kv_f f0_0_0 = kv_ld(flt + 0 * CM + c0 * 2 + 0);
+    const kv_f f0_0_1 = kv_ld(flt + 0 * CM + c0 * 2 + 8);
     for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0 } */
       if (allv && ix >= x->lo[0] && ix + 10 < x->hi[0]) {
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a0_1 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a1_1 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a2_1 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a3_1 = kv_zero();
+        kv_f a4_0 = kv_zero();
+        kv_f a4_1 = kv_zero();
+        kv_f a5_0 = kv_zero();
+        kv_f a5_1 = kv_zero();
         {
           const float *g = r0 + ((ix + PL - 0) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 0), f0_0_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 8), f0_0_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f0_0_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f0_0_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f0_0_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f0_0_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f0_0_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f0_0_1, a3_1);
-          a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 4 * CM + 0), f0_0_0, a4_0);
-          a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 4 * CM + 8), f0_0_1, a4_1);
-          a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 5 * CM + 0), f0_0_0, a5_0);
-          a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 5 * CM + 8), f0_0_1, a5_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f0_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f0_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f0_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f0_0_1, a3_1);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0_0, a4_0);
+          a4_1 = kv_fma(kv_ld(g + 4 * CM + 8), f0_0_1, a4_1);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0_0, a5_0);
+          a5_1 = kv_fma(kv_ld(g + 5 * CM + 8), f0_0_1, a5_1);
         }
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a0_0, a0_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a1_0, a1_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a2_0, a2_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a3_0, a3_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 8) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a4_0, a4_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 10) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a5_0, a5_1), x->nt);
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        else kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        else kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        else kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        else kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        if (x->nt) kv_stream(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
+        else kv_st(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
+        if (x->nt) kv_stream(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
+        else kv_st(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
         ix += 12;
       } else {
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
+        kv_f s_0 = kv_zero();
+        kv_f s_1 = kv_zero();
         if (v0) {
           {
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 0), f0_0_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ld(g + 8), f0_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f0_0_1, s_1);
             }
           }
         }
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(s_0, s_1));
+        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
         ix += 2;
       }
     }
     for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols {  } */
       if (allv && ix >= x->lo[1] && ix + 12 < x->hi[1]) {
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a6_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a6_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a0_0, a0_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a1_0, a1_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a2_0, a2_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a3_0, a3_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 8) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a4_0, a4_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 10) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a5_0, a5_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 12) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a6_0, a6_1), x->nt);
+        kv_f a0_0 = kv_zero();
+        kv_f a0_1 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a1_1 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a2_1 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a3_1 = kv_zero();
+        kv_f a4_0 = kv_zero();
+        kv_f a4_1 = kv_zero();
+        kv_f a5_0 = kv_zero();
+        kv_f a5_1 = kv_zero();
+        kv_f a6_0 = kv_zero();
+        kv_f a6_1 = kv_zero();
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        else kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        else kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        else kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        else kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        if (x->nt) kv_stream(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
+        else kv_st(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
+        if (x->nt) kv_stream(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
+        else kv_st(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
+        if (x->nt) kv_stream(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
+        else kv_st(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
         ix += 14;
       } else {
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
+        kv_f s_0 = kv_zero();
+        kv_f s_1 = kv_zero();
         if (v0) {
         }
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(s_0, s_1));
+        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
         ix += 2;
       }
     }
@@ -158,29 +203,29 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
     const int rem = (int)(C - c0);
     const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
     (void)m0, (void)m1;
-    const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v f0_0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ldt(flt + 0 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v f0_0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ldt(flt + 0 * CM + c0 * 2 + 8, m1);
+    const kv_f f0_0_0 = kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_0_1 = kv_ldn(flt + 0 * CM + c0 * 2 + 8, m1, kv_zero());
     for (ix = x->x0[0]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
+      kv_f s_0 = kv_zero();
+      kv_f s_1 = kv_zero();
       if (v0) {
         {
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ldt(g + 0, m0), f0_0_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ldt(g + 8, m1), f0_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_0_1, s_1);
           }
         }
       }
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(s_0, s_1), rem);
+      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
     for (ix = x->x0[1]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
+      kv_f s_0 = kv_zero();
+      kv_f s_1 = kv_zero();
       if (v0) {
       }
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(s_0, s_1), rem);
+      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
   }
 }
@@ -197,63 +242,77 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
   for (c0 = 0; c0 + 8 <= C; c0 += 8) {
     for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0 } */
       if (allv && ix >= x->lo[0] && ix + 12 < x->hi[0]) {
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a6_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a6_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a0_0, a0_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a1_0, a1_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a2_0, a2_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a3_0, a3_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 8) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a4_0, a4_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 10) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a5_0, a5_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 12) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a6_0, a6_1), x->nt);
+        kv_f a0_0 = kv_zero();
+        kv_f a0_1 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a1_1 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a2_1 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a3_1 = kv_zero();
+        kv_f a4_0 = kv_zero();
+        kv_f a4_1 = kv_zero();
+        kv_f a5_0 = kv_zero();
+        kv_f a5_1 = kv_zero();
+        kv_f a6_0 = kv_zero();
+        kv_f a6_1 = kv_zero();
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        else kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        else kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        else kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        else kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        if (x->nt) kv_stream(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
+        else kv_st(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
+        if (x->nt) kv_stream(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
+        else kv_st(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
+        if (x->nt) kv_stream(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
+        else kv_st(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
         ix += 14;
       } else {
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(s_0, s_1));
+        kv_f s_0 = kv_zero();
+        kv_f s_1 = kv_zero();
+        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
         ix += 2;
       }
     }
     for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols {  } */
       if (allv && ix >= x->lo[1] && ix + 12 < x->hi[1]) {
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a0_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a0_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a1_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a1_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a2_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a2_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a3_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a3_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a4_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a4_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a5_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a5_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a6_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v a6_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a0_0, a0_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a1_0, a1_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a2_0, a2_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a3_0, a3_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 8) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a4_0, a4_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 10) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a5_0, a5_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stn(d + (ix + 12) * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(a6_0, a6_1), x->nt);
+        kv_f a0_0 = kv_zero();
+        kv_f a0_1 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a1_1 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a2_1 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a3_1 = kv_zero();
+        kv_f a4_0 = kv_zero();
+        kv_f a4_1 = kv_zero();
+        kv_f a5_0 = kv_zero();
+        kv_f a5_1 = kv_zero();
+        kv_f a6_0 = kv_zero();
+        kv_f a6_1 = kv_zero();
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        else kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        else kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        else kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        else kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        if (x->nt) kv_stream(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
+        else kv_st(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
+        if (x->nt) kv_stream(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
+        else kv_st(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
+        if (x->nt) kv_stream(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
+        else kv_st(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
         ix += 14;
       } else {
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(s_0, s_1));
+        kv_f s_0 = kv_zero();
+        kv_f s_1 = kv_zero();
+        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
         ix += 2;
       }
     }
@@ -263,14 +322,14 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
     const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
     (void)m0, (void)m1;
     for (ix = x->x0[0]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(s_0, s_1), rem);
+      kv_f s_0 = kv_zero();
+      kv_f s_1 = kv_zero();
+      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
     for (ix = x->x0[1]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair(s_0, s_1), rem);
+      kv_f s_0 = kv_zero();
+      kv_f s_1 = kv_zero();
+      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
   }
 }
@@ -287,7 +346,7 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
       default: break;
     }
   }
-  if (x->nt) _mm_sfence(); /* order the streaming stores before the task ends */
+  if (x->nt) kv_sfence(); /* order the streaming stores before the task ends */
 }
 
 void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par) {
@@ -302,7 +361,7 @@ void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *pa
   x.nrb = (a->h + x.rb - 1) / x.rb;
   /* Streaming stores when dx is far larger than the caches it would evict
      and every channel block is a whole aligned vector. */
-  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 8 == 0 &&
+  x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 8 == 0 &&
          ((uintptr_t)a->dx & 31) == 0;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
   x.lo[0] = 0 - PL;

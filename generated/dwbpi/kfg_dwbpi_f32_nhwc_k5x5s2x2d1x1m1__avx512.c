@@ -13,25 +13,44 @@
 
 void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
-typedef __m512 kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v;
 #if defined(__GNUC__)
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_U __attribute__((unused))
+#define KV_FN static inline __attribute__((unused))
 #else
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_U
+#define KV_FN static inline
 #endif
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO() _mm512_setzero_ps()
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_SET1(x) _mm512_set1_ps(x)
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_U __mmask16 kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_mask(int rem) { return (__mmask16)((1u << rem) - 1u); }
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_U __m512 kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(const float *p) { return _mm512_loadu_ps(p); }
-/* non-temporal store of a whole aligned vector (large outputs: no write-allocate read) */
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_U void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(float *p, __m512 v, int nt) {
-  if (nt) _mm512_stream_ps(p, v);
-  else _mm512_storeu_ps(p, v);
+typedef __m512 kv_f;
+#define KV_W 16
+#define KV_HAS_STREAM 1
+KV_FN kv_f kv_zero(void) { return _mm512_setzero_ps(); }
+KV_FN kv_f kv_set1(float f) { return _mm512_set1_ps(f); }
+KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm512_add_ps(a, b); }
+KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm512_sub_ps(a, b); }
+KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm512_mul_ps(a, b); }
+KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm512_fmadd_ps(a, b, c); }
+KV_FN kv_f kv_pair(kv_f a, kv_f b) {
+  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  return _mm512_add_ps(_mm512_permutex2var_ps(a, ev, b), _mm512_permutex2var_ps(a, od, b));
 }
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_U void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_st(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_U __m512 kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(const float *p, int rem) { return _mm512_maskz_loadu_ps(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_mask(rem), p); }
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_U void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stt(float *p, __m512 v, int rem) { _mm512_mask_storeu_ps(p, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_mask(rem), v); }
+KV_FN float kv_hsum(kv_f v) {
+  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
+}
+KV_FN __mmask16 kv_mask(int64_t n) { return (__mmask16)((1u << n) - 1u); }
+KV_FN kv_f kv_ldf(const float *p) { return _mm512_loadu_ps(p); }
+KV_FN void kv_stf(float *p, kv_f v) { _mm512_storeu_ps(p, v); }
+KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) { return _mm512_mask_loadu_ps(fill, kv_mask(n), p); }
+KV_FN void kv_stfn(float *p, kv_f v, int64_t n) { _mm512_mask_storeu_ps(p, kv_mask(n), v); }
+KV_FN void kv_sfence(void) { _mm_sfence(); }
+#define KV_VBYTES 64
+KV_FN kv_f kv_ld(const float *p) { return _mm512_loadu_ps(p); }
+KV_FN void kv_st(float *p, kv_f v) { _mm512_storeu_ps(p, v); }
+KV_FN kv_f kv_ldn(const float *p, int64_t n, kv_f fill) { return _mm512_mask_loadu_ps(fill, kv_mask(n), p); }
+KV_FN void kv_stn(float *p, kv_f v, int64_t n) { _mm512_mask_storeu_ps(p, kv_mask(n), v); }
+KV_FN void kv_stream(float *p, kv_f v) { _mm512_stream_ps(p, v); }
 
 typedef struct kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ctx {
   const kfi_dwbpi_args *a;
@@ -67,161 +86,169 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
   const float *r4 = dy + (b * OH + (v4 ? ty4 / 2 : 0)) * OW * CM;
   allv &= v4;
   for (c0 = 0; c0 + 16 <= C; c0 += 16) {
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 0 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 1 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 2 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 3 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 4 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 10 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 11 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 12 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 13 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 14 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 20 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 21 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 22 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 23 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 24 * CM + c0 * 1 + 0);
+    const kv_f f0_0_0 = kv_ld(flt + 0 * CM + c0 * 1 + 0);
+    const kv_f f0_1_0 = kv_ld(flt + 1 * CM + c0 * 1 + 0);
+    const kv_f f0_2_0 = kv_ld(flt + 2 * CM + c0 * 1 + 0);
+    const kv_f f0_3_0 = kv_ld(flt + 3 * CM + c0 * 1 + 0);
+    const kv_f f0_4_0 = kv_ld(flt + 4 * CM + c0 * 1 + 0);
+    const kv_f f2_0_0 = kv_ld(flt + 10 * CM + c0 * 1 + 0);
+    const kv_f f2_1_0 = kv_ld(flt + 11 * CM + c0 * 1 + 0);
+    const kv_f f2_2_0 = kv_ld(flt + 12 * CM + c0 * 1 + 0);
+    const kv_f f2_3_0 = kv_ld(flt + 13 * CM + c0 * 1 + 0);
+    const kv_f f2_4_0 = kv_ld(flt + 14 * CM + c0 * 1 + 0);
+    const kv_f f4_0_0 = kv_ld(flt + 20 * CM + c0 * 1 + 0);
+    const kv_f f4_1_0 = kv_ld(flt + 21 * CM + c0 * 1 + 0);
+    const kv_f f4_2_0 = kv_ld(flt + 22 * CM + c0 * 1 + 0);
+    const kv_f f4_3_0 = kv_ld(flt + 23 * CM + c0 * 1 + 0);
+    const kv_f f4_4_0 = kv_ld(flt + 24 * CM + c0 * 1 + 0);
     for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 2, 4 } */
       if (allv && ix >= x->lo[0] && ix + 14 < x->hi[0]) {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a4_0 = kv_zero();
+        kv_f a5_0 = kv_zero();
+        kv_f a6_0 = kv_zero();
+        kv_f a7_0 = kv_zero();
         {
           const float *g = r0 + ((ix + PL - 0) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_0_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_0_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_0_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_0_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_0_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_0_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_0_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_0_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0_0, a7_0);
         }
         {
           const float *g = r0 + ((ix + PL - 2) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_2_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_2_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_2_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_2_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_2_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_2_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_2_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_2_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_2_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_2_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_2_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_2_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_2_0, a7_0);
         }
         {
           const float *g = r0 + ((ix + PL - 4) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_4_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_4_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_4_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_4_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_4_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_4_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_4_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_4_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_4_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_4_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_4_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_4_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_4_0, a7_0);
         }
         {
           const float *g = r2 + ((ix + PL - 0) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_0_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_0_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_0_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_0_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_0_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_0_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_0_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_0_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0_0, a7_0);
         }
         {
           const float *g = r2 + ((ix + PL - 2) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_2_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_2_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_2_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_2_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_2_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_2_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_2_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_2_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_2_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_2_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_2_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_2_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_2_0, a7_0);
         }
         {
           const float *g = r2 + ((ix + PL - 4) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_4_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_4_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_4_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_4_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_4_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_4_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_4_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_4_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_4_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_4_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_4_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_4_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_4_0, a7_0);
         }
         {
           const float *g = r4 + ((ix + PL - 0) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_0_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_0_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_0_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_0_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_0_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_0_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_0_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_0_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0_0, a7_0);
         }
         {
           const float *g = r4 + ((ix + PL - 2) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_2_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_2_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_2_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_2_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_2_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_2_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_2_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_2_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_2_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_2_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_2_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_2_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_2_0, a7_0);
         }
         {
           const float *g = r4 + ((ix + PL - 4) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_4_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_4_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_4_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_4_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_4_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_4_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_4_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_4_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_4_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_4_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_4_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_4_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_4_0, a7_0);
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 0) * C + c0, a0_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 2) * C + c0, a1_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 4) * C + c0, a2_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 6) * C + c0, a3_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 8) * C + c0, a4_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 10) * C + c0, a5_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 12) * C + c0, a6_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 14) * C + c0, a7_0, x->nt);
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, a0_0);
+        else kv_st(d + (ix + 0) * C + c0, a0_0);
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, a1_0);
+        else kv_st(d + (ix + 2) * C + c0, a1_0);
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, a2_0);
+        else kv_st(d + (ix + 4) * C + c0, a2_0);
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, a3_0);
+        else kv_st(d + (ix + 6) * C + c0, a3_0);
+        if (x->nt) kv_stream(d + (ix + 8) * C + c0, a4_0);
+        else kv_st(d + (ix + 8) * C + c0, a4_0);
+        if (x->nt) kv_stream(d + (ix + 10) * C + c0, a5_0);
+        else kv_st(d + (ix + 10) * C + c0, a5_0);
+        if (x->nt) kv_stream(d + (ix + 12) * C + c0, a6_0);
+        else kv_st(d + (ix + 12) * C + c0, a6_0);
+        if (x->nt) kv_stream(d + (ix + 14) * C + c0, a7_0);
+        else kv_st(d + (ix + 14) * C + c0, a7_0);
         ix += 16;
       } else {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+        kv_f s_0 = kv_zero();
         if (v0) {
           {
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_4_0, s_0);
             }
           }
         }
@@ -230,21 +257,21 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_4_0, s_0);
             }
           }
         }
@@ -253,128 +280,136 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_4_0, s_0);
             }
           }
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_st(d + ix * C + c0, s_0);
+        kv_st(d + ix * C + c0, s_0);
         ix += 2;
       }
     }
     for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols { 1, 3 } */
       if (allv && ix >= x->lo[1] && ix + 14 < x->hi[1]) {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a4_0 = kv_zero();
+        kv_f a5_0 = kv_zero();
+        kv_f a6_0 = kv_zero();
+        kv_f a7_0 = kv_zero();
         {
           const float *g = r0 + ((ix + PL - 1) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_1_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_1_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_1_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_1_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_1_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_1_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_1_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_1_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_1_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_1_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_1_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_1_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_1_0, a7_0);
         }
         {
           const float *g = r0 + ((ix + PL - 3) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_3_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f0_3_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f0_3_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f0_3_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f0_3_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f0_3_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f0_3_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f0_3_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_3_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_3_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_3_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_3_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_3_0, a7_0);
         }
         {
           const float *g = r2 + ((ix + PL - 1) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_1_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_1_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_1_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_1_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_1_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_1_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_1_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_1_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_1_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_1_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_1_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_1_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_1_0, a7_0);
         }
         {
           const float *g = r2 + ((ix + PL - 3) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_3_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f2_3_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f2_3_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f2_3_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f2_3_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f2_3_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f2_3_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f2_3_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_3_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_3_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_3_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_3_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_3_0, a7_0);
         }
         {
           const float *g = r4 + ((ix + PL - 1) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_1_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_1_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_1_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_1_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_1_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_1_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_1_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_1_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_1_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_1_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_1_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_1_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_1_0, a7_0);
         }
         {
           const float *g = r4 + ((ix + PL - 3) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_3_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f4_3_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f4_3_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f4_3_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f4_3_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f4_3_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f4_3_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f4_3_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_3_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_3_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_3_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_3_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_3_0, a7_0);
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 0) * C + c0, a0_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 2) * C + c0, a1_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 4) * C + c0, a2_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 6) * C + c0, a3_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 8) * C + c0, a4_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 10) * C + c0, a5_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 12) * C + c0, a6_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 14) * C + c0, a7_0, x->nt);
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, a0_0);
+        else kv_st(d + (ix + 0) * C + c0, a0_0);
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, a1_0);
+        else kv_st(d + (ix + 2) * C + c0, a1_0);
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, a2_0);
+        else kv_st(d + (ix + 4) * C + c0, a2_0);
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, a3_0);
+        else kv_st(d + (ix + 6) * C + c0, a3_0);
+        if (x->nt) kv_stream(d + (ix + 8) * C + c0, a4_0);
+        else kv_st(d + (ix + 8) * C + c0, a4_0);
+        if (x->nt) kv_stream(d + (ix + 10) * C + c0, a5_0);
+        else kv_st(d + (ix + 10) * C + c0, a5_0);
+        if (x->nt) kv_stream(d + (ix + 12) * C + c0, a6_0);
+        else kv_st(d + (ix + 12) * C + c0, a6_0);
+        if (x->nt) kv_stream(d + (ix + 14) * C + c0, a7_0);
+        else kv_st(d + (ix + 14) * C + c0, a7_0);
         ix += 16;
       } else {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+        kv_f s_0 = kv_zero();
         if (v0) {
           {
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f0_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f0_3_0, s_0);
             }
           }
         }
@@ -383,14 +418,14 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f2_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f2_3_0, s_0);
             }
           }
         }
@@ -399,18 +434,18 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f4_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f4_3_0, s_0);
             }
           }
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_st(d + ix * C + c0, s_0);
+        kv_st(d + ix * C + c0, s_0);
         ix += 2;
       }
     }
@@ -419,43 +454,43 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
     const int rem = (int)(C - c0);
     const int m0 = rem;
     (void)m0;
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 0 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 1 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 2 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 3 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f0_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 4 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 10 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 11 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 12 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 13 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f2_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 14 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 20 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 21 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 22 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 23 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f4_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 24 * CM + c0 * 1 + 0, m0);
+    const kv_f f0_0_0 = kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_1_0 = kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_2_0 = kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_3_0 = kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f0_4_0 = kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_0_0 = kv_ldn(flt + 10 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_1_0 = kv_ldn(flt + 11 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_2_0 = kv_ldn(flt + 12 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_3_0 = kv_ldn(flt + 13 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f2_4_0 = kv_ldn(flt + 14 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_0_0 = kv_ldn(flt + 20 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_1_0 = kv_ldn(flt + 21 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_2_0 = kv_ldn(flt + 22 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_3_0 = kv_ldn(flt + 23 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f4_4_0 = kv_ldn(flt + 24 * CM + c0 * 1 + 0, m0, kv_zero());
     for (ix = x->x0[0]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+      kv_f s_0 = kv_zero();
       if (v0) {
         {
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_4_0, s_0);
           }
         }
       }
@@ -464,21 +499,21 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_4_0, s_0);
           }
         }
       }
@@ -487,41 +522,41 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_4_0, s_0);
           }
         }
       }
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stt(d + ix * C + c0, s_0, rem);
+      kv_stn(d + ix * C + c0, s_0, rem);
     }
     for (ix = x->x0[1]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+      kv_f s_0 = kv_zero();
       if (v0) {
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f0_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_3_0, s_0);
           }
         }
       }
@@ -530,14 +565,14 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f2_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_3_0, s_0);
           }
         }
       }
@@ -546,18 +581,18 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f4_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_3_0, s_0);
           }
         }
       }
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stt(d + ix * C + c0, s_0, rem);
+      kv_stn(d + ix * C + c0, s_0, rem);
     }
   }
 }
@@ -580,123 +615,131 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
   const float *r3 = dy + (b * OH + (v3 ? ty3 / 2 : 0)) * OW * CM;
   allv &= v3;
   for (c0 = 0; c0 + 16 <= C; c0 += 16) {
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 5 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 6 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 7 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 8 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 9 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 15 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 16 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 17 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 18 * CM + c0 * 1 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(flt + 19 * CM + c0 * 1 + 0);
+    const kv_f f1_0_0 = kv_ld(flt + 5 * CM + c0 * 1 + 0);
+    const kv_f f1_1_0 = kv_ld(flt + 6 * CM + c0 * 1 + 0);
+    const kv_f f1_2_0 = kv_ld(flt + 7 * CM + c0 * 1 + 0);
+    const kv_f f1_3_0 = kv_ld(flt + 8 * CM + c0 * 1 + 0);
+    const kv_f f1_4_0 = kv_ld(flt + 9 * CM + c0 * 1 + 0);
+    const kv_f f3_0_0 = kv_ld(flt + 15 * CM + c0 * 1 + 0);
+    const kv_f f3_1_0 = kv_ld(flt + 16 * CM + c0 * 1 + 0);
+    const kv_f f3_2_0 = kv_ld(flt + 17 * CM + c0 * 1 + 0);
+    const kv_f f3_3_0 = kv_ld(flt + 18 * CM + c0 * 1 + 0);
+    const kv_f f3_4_0 = kv_ld(flt + 19 * CM + c0 * 1 + 0);
     for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 2, 4 } */
       if (allv && ix >= x->lo[0] && ix + 14 < x->hi[0]) {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a4_0 = kv_zero();
+        kv_f a5_0 = kv_zero();
+        kv_f a6_0 = kv_zero();
+        kv_f a7_0 = kv_zero();
         {
           const float *g = r1 + ((ix + PL - 0) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_0_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_0_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_0_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_0_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_0_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_0_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_0_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_0_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0_0, a7_0);
         }
         {
           const float *g = r1 + ((ix + PL - 2) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_2_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_2_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_2_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_2_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_2_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_2_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_2_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_2_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_2_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_2_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_2_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_2_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_2_0, a7_0);
         }
         {
           const float *g = r1 + ((ix + PL - 4) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_4_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_4_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_4_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_4_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_4_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_4_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_4_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_4_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_4_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_4_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_4_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_4_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_4_0, a7_0);
         }
         {
           const float *g = r3 + ((ix + PL - 0) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_0_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_0_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_0_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_0_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_0_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_0_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_0_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_0_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_0_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0_0, a7_0);
         }
         {
           const float *g = r3 + ((ix + PL - 2) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_2_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_2_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_2_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_2_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_2_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_2_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_2_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_2_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_2_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_2_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_2_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_2_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_2_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_2_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_2_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_2_0, a7_0);
         }
         {
           const float *g = r3 + ((ix + PL - 4) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_4_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_4_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_4_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_4_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_4_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_4_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_4_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_4_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_4_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_4_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_4_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_4_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_4_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_4_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_4_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_4_0, a7_0);
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 0) * C + c0, a0_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 2) * C + c0, a1_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 4) * C + c0, a2_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 6) * C + c0, a3_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 8) * C + c0, a4_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 10) * C + c0, a5_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 12) * C + c0, a6_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 14) * C + c0, a7_0, x->nt);
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, a0_0);
+        else kv_st(d + (ix + 0) * C + c0, a0_0);
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, a1_0);
+        else kv_st(d + (ix + 2) * C + c0, a1_0);
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, a2_0);
+        else kv_st(d + (ix + 4) * C + c0, a2_0);
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, a3_0);
+        else kv_st(d + (ix + 6) * C + c0, a3_0);
+        if (x->nt) kv_stream(d + (ix + 8) * C + c0, a4_0);
+        else kv_st(d + (ix + 8) * C + c0, a4_0);
+        if (x->nt) kv_stream(d + (ix + 10) * C + c0, a5_0);
+        else kv_st(d + (ix + 10) * C + c0, a5_0);
+        if (x->nt) kv_stream(d + (ix + 12) * C + c0, a6_0);
+        else kv_st(d + (ix + 12) * C + c0, a6_0);
+        if (x->nt) kv_stream(d + (ix + 14) * C + c0, a7_0);
+        else kv_st(d + (ix + 14) * C + c0, a7_0);
         ix += 16;
       } else {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+        kv_f s_0 = kv_zero();
         if (v1) {
           {
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_4_0, s_0);
             }
           }
         }
@@ -705,106 +748,114 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_0_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_0_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_2_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_2_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_4_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_4_0, s_0);
             }
           }
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_st(d + ix * C + c0, s_0);
+        kv_st(d + ix * C + c0, s_0);
         ix += 2;
       }
     }
     for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols { 1, 3 } */
       if (allv && ix >= x->lo[1] && ix + 14 < x->hi[1]) {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a4_0 = kv_zero();
+        kv_f a5_0 = kv_zero();
+        kv_f a6_0 = kv_zero();
+        kv_f a7_0 = kv_zero();
         {
           const float *g = r1 + ((ix + PL - 1) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_1_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_1_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_1_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_1_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_1_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_1_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_1_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_1_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_1_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_1_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_1_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_1_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_1_0, a7_0);
         }
         {
           const float *g = r1 + ((ix + PL - 3) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_3_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f1_3_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f1_3_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f1_3_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f1_3_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f1_3_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f1_3_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f1_3_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_3_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_3_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_3_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_3_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_3_0, a7_0);
         }
         {
           const float *g = r3 + ((ix + PL - 1) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_1_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_1_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_1_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_1_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_1_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_1_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_1_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_1_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_1_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_1_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_1_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_1_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_1_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_1_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_1_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_1_0, a7_0);
         }
         {
           const float *g = r3 + ((ix + PL - 3) / 2) * CM + c0 * 1;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_3_0, a0_0);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 1 * CM + 0), f3_3_0, a1_0);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 2 * CM + 0), f3_3_0, a2_0);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 3 * CM + 0), f3_3_0, a3_0);
-          a4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 4 * CM + 0), f3_3_0, a4_0);
-          a5_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 5 * CM + 0), f3_3_0, a5_0);
-          a6_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 6 * CM + 0), f3_3_0, a6_0);
-          a7_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 7 * CM + 0), f3_3_0, a7_0);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_3_0, a0_0);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_3_0, a1_0);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_3_0, a2_0);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_3_0, a3_0);
+          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_3_0, a4_0);
+          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_3_0, a5_0);
+          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_3_0, a6_0);
+          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_3_0, a7_0);
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 0) * C + c0, a0_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 2) * C + c0, a1_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 4) * C + c0, a2_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 6) * C + c0, a3_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 8) * C + c0, a4_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 10) * C + c0, a5_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 12) * C + c0, a6_0, x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stn(d + (ix + 14) * C + c0, a7_0, x->nt);
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, a0_0);
+        else kv_st(d + (ix + 0) * C + c0, a0_0);
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, a1_0);
+        else kv_st(d + (ix + 2) * C + c0, a1_0);
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, a2_0);
+        else kv_st(d + (ix + 4) * C + c0, a2_0);
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, a3_0);
+        else kv_st(d + (ix + 6) * C + c0, a3_0);
+        if (x->nt) kv_stream(d + (ix + 8) * C + c0, a4_0);
+        else kv_st(d + (ix + 8) * C + c0, a4_0);
+        if (x->nt) kv_stream(d + (ix + 10) * C + c0, a5_0);
+        else kv_st(d + (ix + 10) * C + c0, a5_0);
+        if (x->nt) kv_stream(d + (ix + 12) * C + c0, a6_0);
+        else kv_st(d + (ix + 12) * C + c0, a6_0);
+        if (x->nt) kv_stream(d + (ix + 14) * C + c0, a7_0);
+        else kv_st(d + (ix + 14) * C + c0, a7_0);
         ix += 16;
       } else {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+        kv_f s_0 = kv_zero();
         if (v1) {
           {
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f1_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f1_3_0, s_0);
             }
           }
         }
@@ -813,18 +864,18 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_1_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_1_0, s_0);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 1;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ld(g + 0), f3_3_0, s_0);
+              s_0 = kv_fma(kv_ld(g + 0), f3_3_0, s_0);
             }
           }
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_st(d + ix * C + c0, s_0);
+        kv_st(d + ix * C + c0, s_0);
         ix += 2;
       }
     }
@@ -833,38 +884,38 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
     const int rem = (int)(C - c0);
     const int m0 = rem;
     (void)m0;
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 5 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 6 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 7 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 8 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f1_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 9 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 15 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 16 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 17 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 18 * CM + c0 * 1 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v f3_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(flt + 19 * CM + c0 * 1 + 0, m0);
+    const kv_f f1_0_0 = kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_1_0 = kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_2_0 = kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_3_0 = kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f1_4_0 = kv_ldn(flt + 9 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_0_0 = kv_ldn(flt + 15 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_1_0 = kv_ldn(flt + 16 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_2_0 = kv_ldn(flt + 17 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_3_0 = kv_ldn(flt + 18 * CM + c0 * 1 + 0, m0, kv_zero());
+    const kv_f f3_4_0 = kv_ldn(flt + 19 * CM + c0 * 1 + 0, m0, kv_zero());
     for (ix = x->x0[0]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+      kv_f s_0 = kv_zero();
       if (v1) {
         {
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_4_0, s_0);
           }
         }
       }
@@ -873,41 +924,41 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_0_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_0_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_2_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_2_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_4_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_4_0, s_0);
           }
         }
       }
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stt(d + ix * C + c0, s_0, rem);
+      kv_stn(d + ix * C + c0, s_0, rem);
     }
     for (ix = x->x0[1]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ZERO();
+      kv_f s_0 = kv_zero();
       if (v1) {
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f1_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_3_0, s_0);
           }
         }
       }
@@ -916,18 +967,18 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_1_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_1_0, s_0);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 1;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_ldt(g + 0, m0), f3_3_0, s_0);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_3_0, s_0);
           }
         }
       }
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_stt(d + ix * C + c0, s_0, rem);
+      kv_stn(d + ix * C + c0, s_0, rem);
     }
   }
 }
@@ -944,7 +995,7 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_task(void *ctx, size_t t) 
       default: break;
     }
   }
-  if (x->nt) _mm_sfence(); /* order the streaming stores before the task ends */
+  if (x->nt) kv_sfence(); /* order the streaming stores before the task ends */
 }
 
 void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par) {
@@ -959,7 +1010,7 @@ void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *
   x.nrb = (a->h + x.rb - 1) / x.rb;
   /* Streaming stores when dx is far larger than the caches it would evict
      and every channel block is a whole aligned vector. */
-  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 16 == 0 &&
+  x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 16 == 0 &&
          ((uintptr_t)a->dx & 63) == 0;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
   x.lo[0] = 4 - PL;

@@ -13,30 +13,62 @@
 
 void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_scratch(const void *args);
-typedef __m256 kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v;
 #if defined(__GNUC__)
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_U __attribute__((unused))
+#define KV_FN static inline __attribute__((unused))
 #else
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_U
+#define KV_FN static inline
 #endif
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO() _mm256_setzero_ps()
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_SET1(x) _mm256_set1_ps(x)
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_U __m256i kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_mask(int rem) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(rem), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+typedef __m256 kv_f;
+#define KV_W 8
+#define KV_HAS_STREAM 1
+KV_FN kv_f kv_zero(void) { return _mm256_setzero_ps(); }
+KV_FN kv_f kv_set1(float f) { return _mm256_set1_ps(f); }
+KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm256_add_ps(a, b); }
+KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm256_sub_ps(a, b); }
+KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm256_mul_ps(a, b); }
+KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm256_fmadd_ps(a, b, c); }
+/* hadd works per 128-bit half: (a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, ...); the permute restores order */
+KV_FN kv_f kv_pair(kv_f a, kv_f b) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a, b)), 0xD8));
 }
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_U __m256 kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(const float *p) { return _mm256_loadu_ps(p); }
-/* non-temporal store of a whole aligned vector (large outputs: no write-allocate read) */
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_U void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(float *p, __m256 v, int nt) {
-  if (nt) _mm256_stream_ps(p, v);
-  else _mm256_storeu_ps(p, v);
+KV_FN float kv_hsum(kv_f v) {
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
 }
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_U void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_st(float *p, __m256 v) { _mm256_storeu_ps(p, v); }
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_U __m256 kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(const float *p, int rem) { return _mm256_maskload_ps(p, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_mask(rem)); }
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_U void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stt(float *p, __m256 v, int rem) { _mm256_maskstore_ps(p, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_mask(rem), v); }
-/* dm = 2: lanes of a0|a1 are (channel, multiplier) pairs; out[j] = A[2j] + A[2j+1]. */
-static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_U __m256 kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(__m256 a0, __m256 a1) {
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a0, a1)), 0xD8));
+KV_FN kv_f kv_ldf(const float *p) { return _mm256_loadu_ps(p); }
+KV_FN void kv_stf(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
+KV_FN void kv_sfence(void) { _mm_sfence(); }
+#define KV_VBYTES 32
+KV_FN kv_f kv_ld(const float *p) { return _mm256_loadu_ps(p); }
+KV_FN void kv_st(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
+KV_FN void kv_stream(float *p, kv_f v) { _mm256_stream_ps(p, v); }
+KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = p[i];
+  return kv_ldf(t);
+}
+KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = t[i];
+}
+KV_FN kv_f kv_ldn(const float *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = kfi_ld_f32(p[i]);
+  return kv_ldf(t);
+}
+KV_FN void kv_stn(float *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = kfi_st_f32(t[i]);
 }
 
 typedef struct kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ctx {
@@ -73,176 +105,180 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
   const float *r4 = dy + (b * OH + (v4 ? ty4 / 2 : 0)) * OW * CM;
   allv &= v4;
   for (c0 = 0; c0 + 8 <= C; c0 += 8) {
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 0 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 0 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 1 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 1 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 2 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 2 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 3 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 3 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 4 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 4 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 10 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 10 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 11 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 11 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 12 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 12 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 13 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 13 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 14 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 14 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 20 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 20 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 21 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 21 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 22 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 22 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 23 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 23 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 24 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 24 * CM + c0 * 2 + 8);
+    const kv_f f0_0_0 = kv_ld(flt + 0 * CM + c0 * 2 + 0);
+    const kv_f f0_0_1 = kv_ld(flt + 0 * CM + c0 * 2 + 8);
+    const kv_f f0_1_0 = kv_ld(flt + 1 * CM + c0 * 2 + 0);
+    const kv_f f0_1_1 = kv_ld(flt + 1 * CM + c0 * 2 + 8);
+    const kv_f f0_2_0 = kv_ld(flt + 2 * CM + c0 * 2 + 0);
+    const kv_f f0_2_1 = kv_ld(flt + 2 * CM + c0 * 2 + 8);
+    const kv_f f0_3_0 = kv_ld(flt + 3 * CM + c0 * 2 + 0);
+    const kv_f f0_3_1 = kv_ld(flt + 3 * CM + c0 * 2 + 8);
+    const kv_f f0_4_0 = kv_ld(flt + 4 * CM + c0 * 2 + 0);
+    const kv_f f0_4_1 = kv_ld(flt + 4 * CM + c0 * 2 + 8);
+    const kv_f f2_0_0 = kv_ld(flt + 10 * CM + c0 * 2 + 0);
+    const kv_f f2_0_1 = kv_ld(flt + 10 * CM + c0 * 2 + 8);
+    const kv_f f2_1_0 = kv_ld(flt + 11 * CM + c0 * 2 + 0);
+    const kv_f f2_1_1 = kv_ld(flt + 11 * CM + c0 * 2 + 8);
+    const kv_f f2_2_0 = kv_ld(flt + 12 * CM + c0 * 2 + 0);
+    const kv_f f2_2_1 = kv_ld(flt + 12 * CM + c0 * 2 + 8);
+    const kv_f f2_3_0 = kv_ld(flt + 13 * CM + c0 * 2 + 0);
+    const kv_f f2_3_1 = kv_ld(flt + 13 * CM + c0 * 2 + 8);
+    const kv_f f2_4_0 = kv_ld(flt + 14 * CM + c0 * 2 + 0);
+    const kv_f f2_4_1 = kv_ld(flt + 14 * CM + c0 * 2 + 8);
+    const kv_f f4_0_0 = kv_ld(flt + 20 * CM + c0 * 2 + 0);
+    const kv_f f4_0_1 = kv_ld(flt + 20 * CM + c0 * 2 + 8);
+    const kv_f f4_1_0 = kv_ld(flt + 21 * CM + c0 * 2 + 0);
+    const kv_f f4_1_1 = kv_ld(flt + 21 * CM + c0 * 2 + 8);
+    const kv_f f4_2_0 = kv_ld(flt + 22 * CM + c0 * 2 + 0);
+    const kv_f f4_2_1 = kv_ld(flt + 22 * CM + c0 * 2 + 8);
+    const kv_f f4_3_0 = kv_ld(flt + 23 * CM + c0 * 2 + 0);
+    const kv_f f4_3_1 = kv_ld(flt + 23 * CM + c0 * 2 + 8);
+    const kv_f f4_4_0 = kv_ld(flt + 24 * CM + c0 * 2 + 0);
+    const kv_f f4_4_1 = kv_ld(flt + 24 * CM + c0 * 2 + 8);
     for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 2, 4 } */
       if (allv && ix >= x->lo[0] && ix + 6 < x->hi[0]) {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a0_1 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a1_1 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a2_1 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a3_1 = kv_zero();
         {
           const float *g = r0 + ((ix + PL - 0) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_0_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_0_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f0_0_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f0_0_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f0_0_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f0_0_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f0_0_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f0_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f0_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f0_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f0_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f0_0_1, a3_1);
         }
         {
           const float *g = r0 + ((ix + PL - 2) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_2_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_2_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f0_2_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f0_2_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f0_2_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f0_2_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f0_2_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f0_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f0_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f0_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f0_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f0_2_1, a3_1);
         }
         {
           const float *g = r0 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_4_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_4_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f0_4_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f0_4_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f0_4_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f0_4_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f0_4_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f0_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f0_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f0_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f0_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f0_4_1, a3_1);
         }
         {
           const float *g = r2 + ((ix + PL - 0) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_0_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_0_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f2_0_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f2_0_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f2_0_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f2_0_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f2_0_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f2_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f2_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f2_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f2_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f2_0_1, a3_1);
         }
         {
           const float *g = r2 + ((ix + PL - 2) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_2_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_2_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f2_2_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f2_2_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f2_2_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f2_2_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f2_2_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f2_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f2_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f2_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f2_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f2_2_1, a3_1);
         }
         {
           const float *g = r2 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_4_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_4_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f2_4_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f2_4_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f2_4_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f2_4_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f2_4_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f2_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f2_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f2_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f2_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f2_4_1, a3_1);
         }
         {
           const float *g = r4 + ((ix + PL - 0) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_0_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_0_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f4_0_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f4_0_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f4_0_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f4_0_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f4_0_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f4_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f4_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f4_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f4_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f4_0_1, a3_1);
         }
         {
           const float *g = r4 + ((ix + PL - 2) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_2_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_2_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f4_2_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f4_2_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f4_2_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f4_2_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f4_2_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f4_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f4_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f4_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f4_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f4_2_1, a3_1);
         }
         {
           const float *g = r4 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_4_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_4_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f4_4_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f4_4_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f4_4_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f4_4_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f4_4_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f4_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f4_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f4_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f4_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f4_4_1, a3_1);
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a0_0, a0_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a1_0, a1_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a2_0, a2_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a3_0, a3_1), x->nt);
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        else kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        else kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        else kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        else kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
         ix += 8;
       } else {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+        kv_f s_0 = kv_zero();
+        kv_f s_1 = kv_zero();
         if (v0) {
           {
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_0_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f0_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_2_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f0_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_4_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f0_4_1, s_1);
             }
           }
         }
@@ -251,24 +287,24 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_0_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f2_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_2_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f2_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_4_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f2_4_1, s_1);
             }
           }
         }
@@ -277,130 +313,134 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_0_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f4_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_2_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f4_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_4_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f4_4_1, s_1);
             }
           }
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(s_0, s_1));
+        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
         ix += 2;
       }
     }
     for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols { 1, 3 } */
       if (allv && ix >= x->lo[1] && ix + 6 < x->hi[1]) {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a0_1 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a1_1 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a2_1 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a3_1 = kv_zero();
         {
           const float *g = r0 + ((ix + PL - 1) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_1_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_1_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f0_1_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f0_1_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f0_1_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f0_1_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f0_1_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f0_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f0_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f0_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f0_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f0_1_1, a3_1);
         }
         {
           const float *g = r0 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_3_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_3_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f0_3_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f0_3_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f0_3_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f0_3_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f0_3_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f0_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f0_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f0_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f0_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f0_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f0_3_1, a3_1);
         }
         {
           const float *g = r2 + ((ix + PL - 1) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_1_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_1_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f2_1_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f2_1_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f2_1_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f2_1_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f2_1_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f2_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f2_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f2_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f2_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f2_1_1, a3_1);
         }
         {
           const float *g = r2 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_3_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_3_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f2_3_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f2_3_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f2_3_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f2_3_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f2_3_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f2_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f2_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f2_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f2_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f2_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f2_3_1, a3_1);
         }
         {
           const float *g = r4 + ((ix + PL - 1) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_1_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_1_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f4_1_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f4_1_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f4_1_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f4_1_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f4_1_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f4_1_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f4_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f4_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f4_1_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_1_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f4_1_1, a3_1);
         }
         {
           const float *g = r4 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_3_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_3_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f4_3_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f4_3_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f4_3_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f4_3_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f4_3_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f4_3_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f4_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f4_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f4_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f4_3_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_3_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f4_3_1, a3_1);
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a0_0, a0_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a1_0, a1_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a2_0, a2_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a3_0, a3_1), x->nt);
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        else kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        else kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        else kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        else kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
         ix += 8;
       } else {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+        kv_f s_0 = kv_zero();
+        kv_f s_1 = kv_zero();
         if (v0) {
           {
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_1_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f0_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f0_3_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f0_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f0_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f0_3_1, s_1);
             }
           }
         }
@@ -409,16 +449,16 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_1_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f2_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f2_3_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f2_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f2_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f2_3_1, s_1);
             }
           }
         }
@@ -427,20 +467,20 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_1_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f4_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f4_3_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f4_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f4_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f4_3_1, s_1);
             }
           }
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(s_0, s_1));
+        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
         ix += 2;
       }
     }
@@ -449,62 +489,62 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
     const int rem = (int)(C - c0);
     const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
     (void)m0, (void)m1;
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 0 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 0 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 1 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 1 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 2 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 2 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 3 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 3 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 4 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f0_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 4 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 10 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 10 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 11 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 11 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 12 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 12 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 13 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 13 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 14 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f2_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 14 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 20 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 20 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 21 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 21 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 22 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 22 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 23 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 23 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 24 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f4_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 24 * CM + c0 * 2 + 8, m1);
+    const kv_f f0_0_0 = kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_0_1 = kv_ldn(flt + 0 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f0_1_0 = kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_1_1 = kv_ldn(flt + 1 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f0_2_0 = kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_2_1 = kv_ldn(flt + 2 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f0_3_0 = kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_3_1 = kv_ldn(flt + 3 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f0_4_0 = kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f0_4_1 = kv_ldn(flt + 4 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f2_0_0 = kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_0_1 = kv_ldn(flt + 10 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f2_1_0 = kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_1_1 = kv_ldn(flt + 11 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f2_2_0 = kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_2_1 = kv_ldn(flt + 12 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f2_3_0 = kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_3_1 = kv_ldn(flt + 13 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f2_4_0 = kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f2_4_1 = kv_ldn(flt + 14 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f4_0_0 = kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_0_1 = kv_ldn(flt + 20 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f4_1_0 = kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_1_1 = kv_ldn(flt + 21 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f4_2_0 = kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_2_1 = kv_ldn(flt + 22 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f4_3_0 = kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_3_1 = kv_ldn(flt + 23 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f4_4_0 = kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f4_4_1 = kv_ldn(flt + 24 * CM + c0 * 2 + 8, m1, kv_zero());
     for (ix = x->x0[0]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+      kv_f s_0 = kv_zero();
+      kv_f s_1 = kv_zero();
       if (v0) {
         {
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f0_0_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f0_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f0_2_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f0_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f0_4_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f0_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_4_1, s_1);
           }
         }
       }
@@ -513,24 +553,24 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f2_0_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f2_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f2_2_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f2_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f2_4_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f2_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_4_1, s_1);
           }
         }
       }
@@ -539,47 +579,47 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f4_0_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f4_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f4_2_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f4_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f4_4_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f4_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_4_1, s_1);
           }
         }
       }
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(s_0, s_1), rem);
+      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
     for (ix = x->x0[1]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+      kv_f s_0 = kv_zero();
+      kv_f s_1 = kv_zero();
       if (v0) {
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f0_1_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f0_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f0_3_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f0_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_3_1, s_1);
           }
         }
       }
@@ -588,16 +628,16 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f2_1_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f2_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f2_3_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f2_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_3_1, s_1);
           }
         }
       }
@@ -606,20 +646,20 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f4_1_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f4_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f4_3_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f4_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_3_1, s_1);
           }
         }
       }
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(s_0, s_1), rem);
+      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
   }
 }
@@ -642,133 +682,137 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
   const float *r3 = dy + (b * OH + (v3 ? ty3 / 2 : 0)) * OW * CM;
   allv &= v3;
   for (c0 = 0; c0 + 8 <= C; c0 += 8) {
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 5 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 5 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 6 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 6 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 7 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 7 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 8 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 8 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 9 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 9 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 15 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 15 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 16 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 16 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 17 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 17 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 18 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 18 * CM + c0 * 2 + 8);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 19 * CM + c0 * 2 + 0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(flt + 19 * CM + c0 * 2 + 8);
+    const kv_f f1_0_0 = kv_ld(flt + 5 * CM + c0 * 2 + 0);
+    const kv_f f1_0_1 = kv_ld(flt + 5 * CM + c0 * 2 + 8);
+    const kv_f f1_1_0 = kv_ld(flt + 6 * CM + c0 * 2 + 0);
+    const kv_f f1_1_1 = kv_ld(flt + 6 * CM + c0 * 2 + 8);
+    const kv_f f1_2_0 = kv_ld(flt + 7 * CM + c0 * 2 + 0);
+    const kv_f f1_2_1 = kv_ld(flt + 7 * CM + c0 * 2 + 8);
+    const kv_f f1_3_0 = kv_ld(flt + 8 * CM + c0 * 2 + 0);
+    const kv_f f1_3_1 = kv_ld(flt + 8 * CM + c0 * 2 + 8);
+    const kv_f f1_4_0 = kv_ld(flt + 9 * CM + c0 * 2 + 0);
+    const kv_f f1_4_1 = kv_ld(flt + 9 * CM + c0 * 2 + 8);
+    const kv_f f3_0_0 = kv_ld(flt + 15 * CM + c0 * 2 + 0);
+    const kv_f f3_0_1 = kv_ld(flt + 15 * CM + c0 * 2 + 8);
+    const kv_f f3_1_0 = kv_ld(flt + 16 * CM + c0 * 2 + 0);
+    const kv_f f3_1_1 = kv_ld(flt + 16 * CM + c0 * 2 + 8);
+    const kv_f f3_2_0 = kv_ld(flt + 17 * CM + c0 * 2 + 0);
+    const kv_f f3_2_1 = kv_ld(flt + 17 * CM + c0 * 2 + 8);
+    const kv_f f3_3_0 = kv_ld(flt + 18 * CM + c0 * 2 + 0);
+    const kv_f f3_3_1 = kv_ld(flt + 18 * CM + c0 * 2 + 8);
+    const kv_f f3_4_0 = kv_ld(flt + 19 * CM + c0 * 2 + 0);
+    const kv_f f3_4_1 = kv_ld(flt + 19 * CM + c0 * 2 + 8);
     for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 2, 4 } */
       if (allv && ix >= x->lo[0] && ix + 6 < x->hi[0]) {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a0_1 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a1_1 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a2_1 = kv_zero();
+        kv_f a3_0 = kv_zero();
+        kv_f a3_1 = kv_zero();
         {
           const float *g = r1 + ((ix + PL - 0) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_0_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_0_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f1_0_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f1_0_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f1_0_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f1_0_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f1_0_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f1_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f1_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f1_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f1_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f1_0_1, a3_1);
         }
         {
           const float *g = r1 + ((ix + PL - 2) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_2_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_2_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f1_2_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f1_2_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f1_2_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f1_2_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f1_2_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f1_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f1_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f1_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f1_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f1_2_1, a3_1);
         }
         {
           const float *g = r1 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_4_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_4_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f1_4_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f1_4_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f1_4_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f1_4_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f1_4_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f1_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f1_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f1_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f1_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f1_4_1, a3_1);
         }
         {
           const float *g = r3 + ((ix + PL - 0) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_0_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_0_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f3_0_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f3_0_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f3_0_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f3_0_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f3_0_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f3_0_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_0_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f3_0_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f3_0_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f3_0_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f3_0_1, a3_1);
         }
         {
           const float *g = r3 + ((ix + PL - 2) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_2_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_2_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f3_2_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f3_2_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f3_2_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f3_2_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f3_2_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f3_2_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_2_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f3_2_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_2_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f3_2_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_2_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f3_2_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_2_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f3_2_1, a3_1);
         }
         {
           const float *g = r3 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_4_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_4_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f3_4_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f3_4_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f3_4_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f3_4_1, a2_1);
-          a3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 0), f3_4_0, a3_0);
-          a3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 3 * CM + 8), f3_4_1, a3_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_4_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f3_4_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_4_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f3_4_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_4_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f3_4_1, a2_1);
+          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_4_0, a3_0);
+          a3_1 = kv_fma(kv_ld(g + 3 * CM + 8), f3_4_1, a3_1);
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a0_0, a0_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a1_0, a1_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a2_0, a2_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 6) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a3_0, a3_1), x->nt);
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        else kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        else kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        else kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        if (x->nt) kv_stream(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
+        else kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
         ix += 8;
       } else {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+        kv_f s_0 = kv_zero();
+        kv_f s_1 = kv_zero();
         if (v1) {
           {
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_0_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f1_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_2_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f1_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_4_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f1_4_1, s_1);
             }
           }
         }
@@ -777,97 +821,100 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
             const int64_t tx = ix + PL - 0; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_0_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_0_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_0_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f3_0_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 2; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_2_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_2_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_2_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f3_2_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 4; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_4_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_4_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_4_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f3_4_1, s_1);
             }
           }
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(s_0, s_1));
+        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
         ix += 2;
       }
     }
     for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols { 1, 3 } */
       if (allv && ix >= x->lo[1] && ix + 4 < x->hi[1]) {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+        kv_f a0_0 = kv_zero();
+        kv_f a0_1 = kv_zero();
+        kv_f a1_0 = kv_zero();
+        kv_f a1_1 = kv_zero();
+        kv_f a2_0 = kv_zero();
+        kv_f a2_1 = kv_zero();
         {
           const float *g = r1 + ((ix + PL - 1) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_1_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_1_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f1_1_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f1_1_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f1_1_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f1_1_1, a2_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f1_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f1_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f1_1_1, a2_1);
         }
         {
           const float *g = r1 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_3_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_3_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f1_3_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f1_3_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f1_3_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f1_3_1, a2_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f1_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f1_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f1_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f1_3_1, a2_1);
         }
         {
           const float *g = r3 + ((ix + PL - 1) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_1_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_1_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f3_1_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f3_1_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f3_1_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f3_1_1, a2_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_1_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f3_1_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_1_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f3_1_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_1_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f3_1_1, a2_1);
         }
         {
           const float *g = r3 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          a0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_3_0, a0_0);
-          a0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_3_1, a0_1);
-          a1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 0), f3_3_0, a1_0);
-          a1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 1 * CM + 8), f3_3_1, a1_1);
-          a2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 0), f3_3_0, a2_0);
-          a2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 2 * CM + 8), f3_3_1, a2_1);
+          a0_0 = kv_fma(kv_ld(g + 0), f3_3_0, a0_0);
+          a0_1 = kv_fma(kv_ld(g + 8), f3_3_1, a0_1);
+          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_3_0, a1_0);
+          a1_1 = kv_fma(kv_ld(g + 1 * CM + 8), f3_3_1, a1_1);
+          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_3_0, a2_0);
+          a2_1 = kv_fma(kv_ld(g + 2 * CM + 8), f3_3_1, a2_1);
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 0) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a0_0, a0_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 2) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a1_0, a1_1), x->nt);
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stn(d + (ix + 4) * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(a2_0, a2_1), x->nt);
+        if (x->nt) kv_stream(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        else kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
+        if (x->nt) kv_stream(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        else kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
+        if (x->nt) kv_stream(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
+        else kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
         ix += 6;
       } else {
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+        kv_f s_0 = kv_zero();
+        kv_f s_1 = kv_zero();
         if (v1) {
           {
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_1_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f1_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f1_3_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f1_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f1_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f1_3_1, s_1);
             }
           }
         }
@@ -876,20 +923,20 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
             const int64_t tx = ix + PL - 1; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_1_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_1_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_1_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f3_1_1, s_1);
             }
           }
           {
             const int64_t tx = ix + PL - 3; /* ox * 2 */
             if (tx >= 0 && tx < OW * 2) {
               const float *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 0), f3_3_0, s_0);
-              s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ld(g + 8), f3_3_1, s_1);
+              s_0 = kv_fma(kv_ld(g + 0), f3_3_0, s_0);
+              s_1 = kv_fma(kv_ld(g + 8), f3_3_1, s_1);
             }
           }
         }
-        kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_st(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(s_0, s_1));
+        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
         ix += 2;
       }
     }
@@ -898,52 +945,52 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
     const int rem = (int)(C - c0);
     const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
     (void)m0, (void)m1;
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 5 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 5 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 6 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 6 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 7 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 7 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 8 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 8 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 9 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f1_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 9 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_0_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 15 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_0_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 15 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_1_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 16 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_1_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 16 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_2_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 17 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_2_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 17 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_3_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 18 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_3_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 18 * CM + c0 * 2 + 8, m1);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_4_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 19 * CM + c0 * 2 + 0, m0);
-    const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v f3_4_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(flt + 19 * CM + c0 * 2 + 8, m1);
+    const kv_f f1_0_0 = kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_0_1 = kv_ldn(flt + 5 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f1_1_0 = kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_1_1 = kv_ldn(flt + 6 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f1_2_0 = kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_2_1 = kv_ldn(flt + 7 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f1_3_0 = kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_3_1 = kv_ldn(flt + 8 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f1_4_0 = kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f1_4_1 = kv_ldn(flt + 9 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f3_0_0 = kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_0_1 = kv_ldn(flt + 15 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f3_1_0 = kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_1_1 = kv_ldn(flt + 16 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f3_2_0 = kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_2_1 = kv_ldn(flt + 17 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f3_3_0 = kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_3_1 = kv_ldn(flt + 18 * CM + c0 * 2 + 8, m1, kv_zero());
+    const kv_f f3_4_0 = kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero());
+    const kv_f f3_4_1 = kv_ldn(flt + 19 * CM + c0 * 2 + 8, m1, kv_zero());
     for (ix = x->x0[0]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+      kv_f s_0 = kv_zero();
+      kv_f s_1 = kv_zero();
       if (v1) {
         {
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f1_0_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f1_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f1_2_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f1_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f1_4_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f1_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_4_1, s_1);
           }
         }
       }
@@ -952,47 +999,47 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
           const int64_t tx = ix + PL - 0;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f3_0_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f3_0_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_0_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_0_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 2;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f3_2_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f3_2_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_2_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_2_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 4;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f3_4_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f3_4_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_4_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_4_1, s_1);
           }
         }
       }
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(s_0, s_1), rem);
+      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
     for (ix = x->x0[1]; ix < W; ix += 2) {
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_v s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ZERO();
+      kv_f s_0 = kv_zero();
+      kv_f s_1 = kv_zero();
       if (v1) {
         {
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f1_1_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f1_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f1_3_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f1_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_3_1, s_1);
           }
         }
       }
@@ -1001,20 +1048,20 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
           const int64_t tx = ix + PL - 1;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f3_1_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f3_1_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_1_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_1_1, s_1);
           }
         }
         {
           const int64_t tx = ix + PL - 3;
           if (tx >= 0 && tx < OW * 2) {
             const float *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 0, m0), f3_3_0, s_0);
-            s_1 = kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_FMA(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_ldt(g + 8, m1), f3_3_1, s_1);
+            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_3_0, s_0);
+            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_3_1, s_1);
           }
         }
       }
-      kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_stt(d + ix * C + c0, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_pair(s_0, s_1), rem);
+      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
   }
 }
@@ -1031,7 +1078,7 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
       default: break;
     }
   }
-  if (x->nt) _mm_sfence(); /* order the streaming stores before the task ends */
+  if (x->nt) kv_sfence(); /* order the streaming stores before the task ends */
 }
 
 void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *par) {
@@ -1046,7 +1093,7 @@ void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *pa
   x.nrb = (a->h + x.rb - 1) / x.rb;
   /* Streaming stores when dx is far larger than the caches it would evict
      and every channel block is a whole aligned vector. */
-  x.nt = a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 8 == 0 &&
+  x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 8 == 0 &&
          ((uintptr_t)a->dx & 31) == 0;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
   x.lo[0] = 4 - PL;

@@ -93,7 +93,10 @@ return {
 
   kernels = {
     { kind = "specialized", axes = { "T", "layout", "kh", "kw", "sh", "sw", "dh", "dw", "dm" },
-      isas = { "scalar", "avx2", "avx512" },
+      isas = { "scalar", "avx2", "avx512", "neon" },
+      -- NEON has intrinsics only in the NHWC SIMD path; elsewhere its plain C
+      -- would repeat the scalar kernel, which AArch64 compiles with NEON anyway.
+      isa_only = { neon = { layout = { "nhwc" }, T = { "f16", "bf16", "f32" }, dm = { 1, 2 } } },
       name = "dwbpi_${T}_${layout}_k${kh}x${kw}s${sh}x${sw}d${dh}x${dw}m${dm}",
       template = "dwbpi/${layout}.c.in",
       config = "T=${T} layout=${layout} filter=${kh}x${kw} strides=${sh}x${sw} dilations=${dh}x${dw} multiplier=${dm}",

@@ -10,11 +10,12 @@ return {
     -- Depthwise backprop input: square odd filters, equal unit or 2 strides,
     -- no dilation, multiplier 1 or 2 (the common MobileNet-style shapes);
     -- anything else runs on the generic kernel. Every dtype in portable C;
-    -- SIMD variants for the training dtypes float and bfloat16.
+    -- SIMD variants for the training dtypes float, half and bfloat16 (NEON:
+    -- NHWC only, see isa_only in specs/ops/dwbpi.lua).
     { family = "dwbpi", kind = "specialized", isa = "scalar", T = "*", layout = "*",
       kh = { 1, 3, 5, 7 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
-    { family = "dwbpi", kind = "specialized", isa = { "avx2", "avx512" }, T = { "f32", "bf16" }, layout = "*",
-      kh = { 1, 3, 5, 7 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
+    { family = "dwbpi", kind = "specialized", isa = { "avx2", "avx512", "neon" }, T = { "f32", "f16", "bf16" },
+      layout = "*", kh = { 1, 3, 5, 7 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
     { family = "dwbpi", kind = "generic", T = "*" },
   },
 }

@@ -330,6 +330,7 @@ end
 
 -- ----------------------------------------------------- toy: the output ----
 
+local SPEC_PATH = "/specs/ops/toy.lua"
 local TOUT = TMP .. "/toy_out"
 local tmsg, trc = gen(TOY, TOUT)
 check("generator: the toy family generates (exit 0)", trc == 0, tmsg)
@@ -430,6 +431,18 @@ try("output: sources.ninja has one cc edge per .c file and the libkfg.a archive"
     and has(f, "build $builddir/libkfg.a: ar ") and has(f, "from specs/sets/toy.lua"), f
 end)
 
+try("isa_only: an ISA variant is generated only for the axis values it lists", function()
+  local r = copy_root(TOY)
+  edit(r .. SPEC_PATH, 'template = "toy/spec.c.in",', 'template = "toy/spec.c.in", isa_only = { scalar = { kh = { 1 } } },')
+  local out = TMP .. "/isa_only_out"
+  local msg, rc = gen(r, out)
+  if rc ~= 0 then return false, msg end
+  local snap = snapshot(out)
+  return snap["toy/kfg_toy_f32_k1x1__scalar.c"] ~= nil and snap["toy/kfg_toy_f32_k3x3__scalar.c"] == nil
+    and snap["toy/kfg_toy_f64_k3x3__scalar.c"] == nil and snap["toy/kfg_toy_f32_generic__scalar.c"] ~= nil,
+    "files: " .. (snap["FILES"] or "?")
+end)
+
 -- ------------------------------------------------- malformed specs ----
 
 -- Each case: mutate a copy of the toy root, run into TOUT (must stay
@@ -517,6 +530,18 @@ end, { "specs/ops/toy.lua: field 'kernels[2].name': ${kh} is not an axis of this
 bad_case("spec: ${name} in a kernel template pattern that is not an axis of the kind", function(r)
   edit(r .. SPEC, 'template = "toy/generic.c.in"', 'template = "toy/${kw}.c.in"')
 end, { "specs/ops/toy.lua: field 'kernels[2].template': ${kw} is not an axis" })
+
+bad_case("spec: isa_only names an ISA the kind does not have", function(r)
+  edit(r .. SPEC, 'template = "toy/spec.c.in",', 'template = "toy/spec.c.in", isa_only = { neon = { kh = { 1 } } },')
+end, { "specs/ops/toy.lua: field 'kernels[1].isa_only.neon': not one of this kind's isas" })
+
+bad_case("spec: isa_only names an axis the kind does not have", function(r)
+  edit(r .. SPEC, 'template = "toy/spec.c.in",', 'template = "toy/spec.c.in", isa_only = { scalar = { kz = { 1 } } },')
+end, { "specs/ops/toy.lua: field 'kernels[1].isa_only.scalar.kz': not an axis of this kernel kind" })
+
+bad_case("spec: isa_only lists a value the axis does not have", function(r)
+  edit(r .. SPEC, 'template = "toy/spec.c.in",', 'template = "toy/spec.c.in", isa_only = { scalar = { kh = { 1, 9 } } },')
+end, { "specs/ops/toy.lua: field 'kernels[1].isa_only.scalar.kh[2]': 9 is not a value of axis kh" })
 
 bad_case("spec: duplicate rule id", function(r)
   edit(r .. SPEC, 'id = "y_rank"', 'id = "x_rank"')
