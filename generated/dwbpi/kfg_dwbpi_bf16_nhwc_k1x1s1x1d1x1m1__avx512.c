@@ -105,14 +105,22 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
         kv_f a7_0 = kv_zero();
         {
           const uint16_t *g = r0 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f0_0_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0_0, a3_0);
-          a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0_0, a4_0);
-          a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0_0, a5_0);
-          a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0_0, a6_0);
-          a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0_0, a7_0);
+          const kv_f g0_0 = kv_ld(g + 0);
+          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
+          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
+          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
+          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
+          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
+          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
+          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
+          a0_0 = kv_fma(g0_0, f0_0_0, a0_0);
+          a1_0 = kv_fma(g1_0, f0_0_0, a1_0);
+          a2_0 = kv_fma(g2_0, f0_0_0, a2_0);
+          a3_0 = kv_fma(g3_0, f0_0_0, a3_0);
+          a4_0 = kv_fma(g4_0, f0_0_0, a4_0);
+          a5_0 = kv_fma(g5_0, f0_0_0, a5_0);
+          a6_0 = kv_fma(g6_0, f0_0_0, a6_0);
+          a7_0 = kv_fma(g7_0, f0_0_0, a7_0);
         }
         kv_st(d + (ix + 0) * C + c0, a0_0);
         kv_st(d + (ix + 1) * C + c0, a1_0);

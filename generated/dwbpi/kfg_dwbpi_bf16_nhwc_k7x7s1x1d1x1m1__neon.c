@@ -174,347 +174,291 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
         kv_f a2_0 = kv_zero();
         kv_f a3_0 = kv_zero();
         {
-          const uint16_t *g = r0 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f0_0_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0_0, a3_0);
-        }
-        {
-          const uint16_t *g = r0 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f0_1_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_1_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_1_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_1_0, a3_0);
-        }
-        {
-          const uint16_t *g = r0 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f0_2_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_2_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_2_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_2_0, a3_0);
-        }
-        {
-          const uint16_t *g = r0 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f0_3_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_3_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_3_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_3_0, a3_0);
-        }
-        {
-          const uint16_t *g = r0 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f0_4_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_4_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_4_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_4_0, a3_0);
-        }
-        {
-          const uint16_t *g = r0 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f0_5_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_5_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_5_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_5_0, a3_0);
-        }
-        {
           const uint16_t *g = r0 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f0_6_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_6_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_6_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_6_0, a3_0);
-        }
-        {
-          const uint16_t *g = r1 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f1_0_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0_0, a3_0);
-        }
-        {
-          const uint16_t *g = r1 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f1_1_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_1_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_1_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_1_0, a3_0);
-        }
-        {
-          const uint16_t *g = r1 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f1_2_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_2_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_2_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_2_0, a3_0);
-        }
-        {
-          const uint16_t *g = r1 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f1_3_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_3_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_3_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_3_0, a3_0);
-        }
-        {
-          const uint16_t *g = r1 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f1_4_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_4_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_4_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_4_0, a3_0);
-        }
-        {
-          const uint16_t *g = r1 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f1_5_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_5_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_5_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_5_0, a3_0);
+          const kv_f g0_0 = kv_ld(g + 0);
+          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
+          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
+          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
+          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
+          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
+          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
+          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
+          const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
+          const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
+          a0_0 = kv_fma(g6_0, f0_0_0, a0_0);
+          a1_0 = kv_fma(g7_0, f0_0_0, a1_0);
+          a2_0 = kv_fma(g8_0, f0_0_0, a2_0);
+          a3_0 = kv_fma(g9_0, f0_0_0, a3_0);
+          a0_0 = kv_fma(g5_0, f0_1_0, a0_0);
+          a1_0 = kv_fma(g6_0, f0_1_0, a1_0);
+          a2_0 = kv_fma(g7_0, f0_1_0, a2_0);
+          a3_0 = kv_fma(g8_0, f0_1_0, a3_0);
+          a0_0 = kv_fma(g4_0, f0_2_0, a0_0);
+          a1_0 = kv_fma(g5_0, f0_2_0, a1_0);
+          a2_0 = kv_fma(g6_0, f0_2_0, a2_0);
+          a3_0 = kv_fma(g7_0, f0_2_0, a3_0);
+          a0_0 = kv_fma(g3_0, f0_3_0, a0_0);
+          a1_0 = kv_fma(g4_0, f0_3_0, a1_0);
+          a2_0 = kv_fma(g5_0, f0_3_0, a2_0);
+          a3_0 = kv_fma(g6_0, f0_3_0, a3_0);
+          a0_0 = kv_fma(g2_0, f0_4_0, a0_0);
+          a1_0 = kv_fma(g3_0, f0_4_0, a1_0);
+          a2_0 = kv_fma(g4_0, f0_4_0, a2_0);
+          a3_0 = kv_fma(g5_0, f0_4_0, a3_0);
+          a0_0 = kv_fma(g1_0, f0_5_0, a0_0);
+          a1_0 = kv_fma(g2_0, f0_5_0, a1_0);
+          a2_0 = kv_fma(g3_0, f0_5_0, a2_0);
+          a3_0 = kv_fma(g4_0, f0_5_0, a3_0);
+          a0_0 = kv_fma(g0_0, f0_6_0, a0_0);
+          a1_0 = kv_fma(g1_0, f0_6_0, a1_0);
+          a2_0 = kv_fma(g2_0, f0_6_0, a2_0);
+          a3_0 = kv_fma(g3_0, f0_6_0, a3_0);
         }
         {
           const uint16_t *g = r1 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f1_6_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_6_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_6_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_6_0, a3_0);
-        }
-        {
-          const uint16_t *g = r2 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f2_0_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0_0, a3_0);
-        }
-        {
-          const uint16_t *g = r2 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f2_1_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_1_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_1_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_1_0, a3_0);
-        }
-        {
-          const uint16_t *g = r2 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f2_2_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_2_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_2_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_2_0, a3_0);
-        }
-        {
-          const uint16_t *g = r2 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f2_3_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_3_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_3_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_3_0, a3_0);
-        }
-        {
-          const uint16_t *g = r2 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f2_4_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_4_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_4_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_4_0, a3_0);
-        }
-        {
-          const uint16_t *g = r2 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f2_5_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_5_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_5_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_5_0, a3_0);
+          const kv_f g0_0 = kv_ld(g + 0);
+          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
+          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
+          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
+          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
+          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
+          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
+          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
+          const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
+          const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
+          a0_0 = kv_fma(g6_0, f1_0_0, a0_0);
+          a1_0 = kv_fma(g7_0, f1_0_0, a1_0);
+          a2_0 = kv_fma(g8_0, f1_0_0, a2_0);
+          a3_0 = kv_fma(g9_0, f1_0_0, a3_0);
+          a0_0 = kv_fma(g5_0, f1_1_0, a0_0);
+          a1_0 = kv_fma(g6_0, f1_1_0, a1_0);
+          a2_0 = kv_fma(g7_0, f1_1_0, a2_0);
+          a3_0 = kv_fma(g8_0, f1_1_0, a3_0);
+          a0_0 = kv_fma(g4_0, f1_2_0, a0_0);
+          a1_0 = kv_fma(g5_0, f1_2_0, a1_0);
+          a2_0 = kv_fma(g6_0, f1_2_0, a2_0);
+          a3_0 = kv_fma(g7_0, f1_2_0, a3_0);
+          a0_0 = kv_fma(g3_0, f1_3_0, a0_0);
+          a1_0 = kv_fma(g4_0, f1_3_0, a1_0);
+          a2_0 = kv_fma(g5_0, f1_3_0, a2_0);
+          a3_0 = kv_fma(g6_0, f1_3_0, a3_0);
+          a0_0 = kv_fma(g2_0, f1_4_0, a0_0);
+          a1_0 = kv_fma(g3_0, f1_4_0, a1_0);
+          a2_0 = kv_fma(g4_0, f1_4_0, a2_0);
+          a3_0 = kv_fma(g5_0, f1_4_0, a3_0);
+          a0_0 = kv_fma(g1_0, f1_5_0, a0_0);
+          a1_0 = kv_fma(g2_0, f1_5_0, a1_0);
+          a2_0 = kv_fma(g3_0, f1_5_0, a2_0);
+          a3_0 = kv_fma(g4_0, f1_5_0, a3_0);
+          a0_0 = kv_fma(g0_0, f1_6_0, a0_0);
+          a1_0 = kv_fma(g1_0, f1_6_0, a1_0);
+          a2_0 = kv_fma(g2_0, f1_6_0, a2_0);
+          a3_0 = kv_fma(g3_0, f1_6_0, a3_0);
         }
         {
           const uint16_t *g = r2 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f2_6_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_6_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_6_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_6_0, a3_0);
-        }
-        {
-          const uint16_t *g = r3 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f3_0_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0_0, a3_0);
-        }
-        {
-          const uint16_t *g = r3 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f3_1_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_1_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_1_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_1_0, a3_0);
-        }
-        {
-          const uint16_t *g = r3 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f3_2_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_2_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_2_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_2_0, a3_0);
-        }
-        {
-          const uint16_t *g = r3 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f3_3_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_3_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_3_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_3_0, a3_0);
-        }
-        {
-          const uint16_t *g = r3 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f3_4_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_4_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_4_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_4_0, a3_0);
-        }
-        {
-          const uint16_t *g = r3 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f3_5_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_5_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_5_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_5_0, a3_0);
+          const kv_f g0_0 = kv_ld(g + 0);
+          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
+          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
+          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
+          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
+          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
+          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
+          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
+          const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
+          const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
+          a0_0 = kv_fma(g6_0, f2_0_0, a0_0);
+          a1_0 = kv_fma(g7_0, f2_0_0, a1_0);
+          a2_0 = kv_fma(g8_0, f2_0_0, a2_0);
+          a3_0 = kv_fma(g9_0, f2_0_0, a3_0);
+          a0_0 = kv_fma(g5_0, f2_1_0, a0_0);
+          a1_0 = kv_fma(g6_0, f2_1_0, a1_0);
+          a2_0 = kv_fma(g7_0, f2_1_0, a2_0);
+          a3_0 = kv_fma(g8_0, f2_1_0, a3_0);
+          a0_0 = kv_fma(g4_0, f2_2_0, a0_0);
+          a1_0 = kv_fma(g5_0, f2_2_0, a1_0);
+          a2_0 = kv_fma(g6_0, f2_2_0, a2_0);
+          a3_0 = kv_fma(g7_0, f2_2_0, a3_0);
+          a0_0 = kv_fma(g3_0, f2_3_0, a0_0);
+          a1_0 = kv_fma(g4_0, f2_3_0, a1_0);
+          a2_0 = kv_fma(g5_0, f2_3_0, a2_0);
+          a3_0 = kv_fma(g6_0, f2_3_0, a3_0);
+          a0_0 = kv_fma(g2_0, f2_4_0, a0_0);
+          a1_0 = kv_fma(g3_0, f2_4_0, a1_0);
+          a2_0 = kv_fma(g4_0, f2_4_0, a2_0);
+          a3_0 = kv_fma(g5_0, f2_4_0, a3_0);
+          a0_0 = kv_fma(g1_0, f2_5_0, a0_0);
+          a1_0 = kv_fma(g2_0, f2_5_0, a1_0);
+          a2_0 = kv_fma(g3_0, f2_5_0, a2_0);
+          a3_0 = kv_fma(g4_0, f2_5_0, a3_0);
+          a0_0 = kv_fma(g0_0, f2_6_0, a0_0);
+          a1_0 = kv_fma(g1_0, f2_6_0, a1_0);
+          a2_0 = kv_fma(g2_0, f2_6_0, a2_0);
+          a3_0 = kv_fma(g3_0, f2_6_0, a3_0);
         }
         {
           const uint16_t *g = r3 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f3_6_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_6_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_6_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_6_0, a3_0);
-        }
-        {
-          const uint16_t *g = r4 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f4_0_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0_0, a3_0);
-        }
-        {
-          const uint16_t *g = r4 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f4_1_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_1_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_1_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_1_0, a3_0);
-        }
-        {
-          const uint16_t *g = r4 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f4_2_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_2_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_2_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_2_0, a3_0);
-        }
-        {
-          const uint16_t *g = r4 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f4_3_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_3_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_3_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_3_0, a3_0);
-        }
-        {
-          const uint16_t *g = r4 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f4_4_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_4_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_4_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_4_0, a3_0);
-        }
-        {
-          const uint16_t *g = r4 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f4_5_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_5_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_5_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_5_0, a3_0);
+          const kv_f g0_0 = kv_ld(g + 0);
+          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
+          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
+          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
+          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
+          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
+          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
+          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
+          const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
+          const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
+          a0_0 = kv_fma(g6_0, f3_0_0, a0_0);
+          a1_0 = kv_fma(g7_0, f3_0_0, a1_0);
+          a2_0 = kv_fma(g8_0, f3_0_0, a2_0);
+          a3_0 = kv_fma(g9_0, f3_0_0, a3_0);
+          a0_0 = kv_fma(g5_0, f3_1_0, a0_0);
+          a1_0 = kv_fma(g6_0, f3_1_0, a1_0);
+          a2_0 = kv_fma(g7_0, f3_1_0, a2_0);
+          a3_0 = kv_fma(g8_0, f3_1_0, a3_0);
+          a0_0 = kv_fma(g4_0, f3_2_0, a0_0);
+          a1_0 = kv_fma(g5_0, f3_2_0, a1_0);
+          a2_0 = kv_fma(g6_0, f3_2_0, a2_0);
+          a3_0 = kv_fma(g7_0, f3_2_0, a3_0);
+          a0_0 = kv_fma(g3_0, f3_3_0, a0_0);
+          a1_0 = kv_fma(g4_0, f3_3_0, a1_0);
+          a2_0 = kv_fma(g5_0, f3_3_0, a2_0);
+          a3_0 = kv_fma(g6_0, f3_3_0, a3_0);
+          a0_0 = kv_fma(g2_0, f3_4_0, a0_0);
+          a1_0 = kv_fma(g3_0, f3_4_0, a1_0);
+          a2_0 = kv_fma(g4_0, f3_4_0, a2_0);
+          a3_0 = kv_fma(g5_0, f3_4_0, a3_0);
+          a0_0 = kv_fma(g1_0, f3_5_0, a0_0);
+          a1_0 = kv_fma(g2_0, f3_5_0, a1_0);
+          a2_0 = kv_fma(g3_0, f3_5_0, a2_0);
+          a3_0 = kv_fma(g4_0, f3_5_0, a3_0);
+          a0_0 = kv_fma(g0_0, f3_6_0, a0_0);
+          a1_0 = kv_fma(g1_0, f3_6_0, a1_0);
+          a2_0 = kv_fma(g2_0, f3_6_0, a2_0);
+          a3_0 = kv_fma(g3_0, f3_6_0, a3_0);
         }
         {
           const uint16_t *g = r4 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f4_6_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_6_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_6_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_6_0, a3_0);
-        }
-        {
-          const uint16_t *g = r5 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f5_0_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0_0, a3_0);
-        }
-        {
-          const uint16_t *g = r5 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f5_1_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_1_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_1_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_1_0, a3_0);
-        }
-        {
-          const uint16_t *g = r5 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f5_2_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_2_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_2_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_2_0, a3_0);
-        }
-        {
-          const uint16_t *g = r5 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f5_3_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_3_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_3_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_3_0, a3_0);
-        }
-        {
-          const uint16_t *g = r5 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f5_4_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_4_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_4_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_4_0, a3_0);
-        }
-        {
-          const uint16_t *g = r5 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f5_5_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_5_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_5_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_5_0, a3_0);
+          const kv_f g0_0 = kv_ld(g + 0);
+          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
+          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
+          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
+          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
+          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
+          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
+          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
+          const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
+          const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
+          a0_0 = kv_fma(g6_0, f4_0_0, a0_0);
+          a1_0 = kv_fma(g7_0, f4_0_0, a1_0);
+          a2_0 = kv_fma(g8_0, f4_0_0, a2_0);
+          a3_0 = kv_fma(g9_0, f4_0_0, a3_0);
+          a0_0 = kv_fma(g5_0, f4_1_0, a0_0);
+          a1_0 = kv_fma(g6_0, f4_1_0, a1_0);
+          a2_0 = kv_fma(g7_0, f4_1_0, a2_0);
+          a3_0 = kv_fma(g8_0, f4_1_0, a3_0);
+          a0_0 = kv_fma(g4_0, f4_2_0, a0_0);
+          a1_0 = kv_fma(g5_0, f4_2_0, a1_0);
+          a2_0 = kv_fma(g6_0, f4_2_0, a2_0);
+          a3_0 = kv_fma(g7_0, f4_2_0, a3_0);
+          a0_0 = kv_fma(g3_0, f4_3_0, a0_0);
+          a1_0 = kv_fma(g4_0, f4_3_0, a1_0);
+          a2_0 = kv_fma(g5_0, f4_3_0, a2_0);
+          a3_0 = kv_fma(g6_0, f4_3_0, a3_0);
+          a0_0 = kv_fma(g2_0, f4_4_0, a0_0);
+          a1_0 = kv_fma(g3_0, f4_4_0, a1_0);
+          a2_0 = kv_fma(g4_0, f4_4_0, a2_0);
+          a3_0 = kv_fma(g5_0, f4_4_0, a3_0);
+          a0_0 = kv_fma(g1_0, f4_5_0, a0_0);
+          a1_0 = kv_fma(g2_0, f4_5_0, a1_0);
+          a2_0 = kv_fma(g3_0, f4_5_0, a2_0);
+          a3_0 = kv_fma(g4_0, f4_5_0, a3_0);
+          a0_0 = kv_fma(g0_0, f4_6_0, a0_0);
+          a1_0 = kv_fma(g1_0, f4_6_0, a1_0);
+          a2_0 = kv_fma(g2_0, f4_6_0, a2_0);
+          a3_0 = kv_fma(g3_0, f4_6_0, a3_0);
         }
         {
           const uint16_t *g = r5 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f5_6_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_6_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_6_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_6_0, a3_0);
-        }
-        {
-          const uint16_t *g = r6 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f6_0_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0_0, a3_0);
-        }
-        {
-          const uint16_t *g = r6 + ((ix + PL - 1) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f6_1_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_1_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_1_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_1_0, a3_0);
-        }
-        {
-          const uint16_t *g = r6 + ((ix + PL - 2) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f6_2_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_2_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_2_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_2_0, a3_0);
-        }
-        {
-          const uint16_t *g = r6 + ((ix + PL - 3) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f6_3_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_3_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_3_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_3_0, a3_0);
-        }
-        {
-          const uint16_t *g = r6 + ((ix + PL - 4) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f6_4_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_4_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_4_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_4_0, a3_0);
-        }
-        {
-          const uint16_t *g = r6 + ((ix + PL - 5) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f6_5_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_5_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_5_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_5_0, a3_0);
+          const kv_f g0_0 = kv_ld(g + 0);
+          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
+          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
+          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
+          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
+          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
+          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
+          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
+          const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
+          const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
+          a0_0 = kv_fma(g6_0, f5_0_0, a0_0);
+          a1_0 = kv_fma(g7_0, f5_0_0, a1_0);
+          a2_0 = kv_fma(g8_0, f5_0_0, a2_0);
+          a3_0 = kv_fma(g9_0, f5_0_0, a3_0);
+          a0_0 = kv_fma(g5_0, f5_1_0, a0_0);
+          a1_0 = kv_fma(g6_0, f5_1_0, a1_0);
+          a2_0 = kv_fma(g7_0, f5_1_0, a2_0);
+          a3_0 = kv_fma(g8_0, f5_1_0, a3_0);
+          a0_0 = kv_fma(g4_0, f5_2_0, a0_0);
+          a1_0 = kv_fma(g5_0, f5_2_0, a1_0);
+          a2_0 = kv_fma(g6_0, f5_2_0, a2_0);
+          a3_0 = kv_fma(g7_0, f5_2_0, a3_0);
+          a0_0 = kv_fma(g3_0, f5_3_0, a0_0);
+          a1_0 = kv_fma(g4_0, f5_3_0, a1_0);
+          a2_0 = kv_fma(g5_0, f5_3_0, a2_0);
+          a3_0 = kv_fma(g6_0, f5_3_0, a3_0);
+          a0_0 = kv_fma(g2_0, f5_4_0, a0_0);
+          a1_0 = kv_fma(g3_0, f5_4_0, a1_0);
+          a2_0 = kv_fma(g4_0, f5_4_0, a2_0);
+          a3_0 = kv_fma(g5_0, f5_4_0, a3_0);
+          a0_0 = kv_fma(g1_0, f5_5_0, a0_0);
+          a1_0 = kv_fma(g2_0, f5_5_0, a1_0);
+          a2_0 = kv_fma(g3_0, f5_5_0, a2_0);
+          a3_0 = kv_fma(g4_0, f5_5_0, a3_0);
+          a0_0 = kv_fma(g0_0, f5_6_0, a0_0);
+          a1_0 = kv_fma(g1_0, f5_6_0, a1_0);
+          a2_0 = kv_fma(g2_0, f5_6_0, a2_0);
+          a3_0 = kv_fma(g3_0, f5_6_0, a3_0);
         }
         {
           const uint16_t *g = r6 + ((ix + PL - 6) / 1) * CM + c0 * 1;
-          a0_0 = kv_fma(kv_ld(g + 0), f6_6_0, a0_0);
-          a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_6_0, a1_0);
-          a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_6_0, a2_0);
-          a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_6_0, a3_0);
+          const kv_f g0_0 = kv_ld(g + 0);
+          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
+          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
+          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
+          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
+          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
+          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
+          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
+          const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
+          const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
+          a0_0 = kv_fma(g6_0, f6_0_0, a0_0);
+          a1_0 = kv_fma(g7_0, f6_0_0, a1_0);
+          a2_0 = kv_fma(g8_0, f6_0_0, a2_0);
+          a3_0 = kv_fma(g9_0, f6_0_0, a3_0);
+          a0_0 = kv_fma(g5_0, f6_1_0, a0_0);
+          a1_0 = kv_fma(g6_0, f6_1_0, a1_0);
+          a2_0 = kv_fma(g7_0, f6_1_0, a2_0);
+          a3_0 = kv_fma(g8_0, f6_1_0, a3_0);
+          a0_0 = kv_fma(g4_0, f6_2_0, a0_0);
+          a1_0 = kv_fma(g5_0, f6_2_0, a1_0);
+          a2_0 = kv_fma(g6_0, f6_2_0, a2_0);
+          a3_0 = kv_fma(g7_0, f6_2_0, a3_0);
+          a0_0 = kv_fma(g3_0, f6_3_0, a0_0);
+          a1_0 = kv_fma(g4_0, f6_3_0, a1_0);
+          a2_0 = kv_fma(g5_0, f6_3_0, a2_0);
+          a3_0 = kv_fma(g6_0, f6_3_0, a3_0);
+          a0_0 = kv_fma(g2_0, f6_4_0, a0_0);
+          a1_0 = kv_fma(g3_0, f6_4_0, a1_0);
+          a2_0 = kv_fma(g4_0, f6_4_0, a2_0);
+          a3_0 = kv_fma(g5_0, f6_4_0, a3_0);
+          a0_0 = kv_fma(g1_0, f6_5_0, a0_0);
+          a1_0 = kv_fma(g2_0, f6_5_0, a1_0);
+          a2_0 = kv_fma(g3_0, f6_5_0, a2_0);
+          a3_0 = kv_fma(g4_0, f6_5_0, a3_0);
+          a0_0 = kv_fma(g0_0, f6_6_0, a0_0);
+          a1_0 = kv_fma(g1_0, f6_6_0, a1_0);
+          a2_0 = kv_fma(g2_0, f6_6_0, a2_0);
+          a3_0 = kv_fma(g3_0, f6_6_0, a3_0);
         }
         kv_st(d + (ix + 0) * C + c0, a0_0);
         kv_st(d + (ix + 1) * C + c0, a1_0);
