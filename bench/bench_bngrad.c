@@ -208,12 +208,12 @@ void bench_bngrad(bench_ctx *ctx) {
         const size_t numel = (size_t)(s->n * s->h * s->w * s->c), es = T == KF_FLOAT ? 4 : 2;
         char key[96], impl[128] = "-", c[12][32];
         kf_job k1, kn;
-        dnnl_job dj;
+        dnnl_job dj, djn;
         bench_stats t_k1, t_kn, t_d1 = { -1, -1 }, t_dn = { -1, -1 };
         double tb1, tbn, bytes = (double)numel * (double)es, floor_ms, maxdiff = -1;
         void *dy, *x, *dx, *dx2;
         float *scale, *mean, *var, *ds, *doff, *ds2, *doff2;
-        int have_dnnl;
+        int have_dnnl, have_dnnl_n;
         if (T != KF_FLOAT && si >= 3) continue;
         snprintf(key, sizeof key, "bngrad %s %s %lldx%lldx%lldx%lld", tname(T), layout ? "nchw" : "nhwc",
                  (long long)s->n, (long long)s->h, (long long)s->w, (long long)s->c);
@@ -244,7 +244,14 @@ void bench_bngrad(bench_ctx *ctx) {
         k1.ins[3] = kn.ins[3] = mean; k1.ins[4] = kn.ins[4] = var; k1.ins[5] = kn.ins[5] = var;
         k1.outs[0] = kn.outs[0] = dx; k1.outs[1] = kn.outs[1] = ds; k1.outs[2] = kn.outs[2] = doff;
         k1.outs[3] = kn.outs[3] = NULL; k1.outs[4] = kn.outs[4] = NULL;
+        /* oneDNN fixes a primitive's thread count when it is created: one
+           primitive per thread count, each created under its own setting */
+        omp_set_num_threads(1);
         have_dnnl = dnnl_setup(&dj, s, layout, T, eps, dy, x, scale, mean, var, dx2, ds2, doff2, impl, sizeof impl);
+        omp_set_num_threads(ctx->all_threads);
+        have_dnnl_n = have_dnnl && dnnl_setup(&djn, s, layout, T, eps, dy, x, scale, mean, var, dx2, ds2, doff2, impl,
+                                              sizeof impl);
+        omp_set_num_threads(1);
 
         /* single thread, pinned */
         bench_pin_single();
@@ -255,7 +262,7 @@ void bench_bngrad(bench_ctx *ctx) {
         bench_pin_all();
         omp_set_num_threads(ctx->all_threads);
         t_kn = bench_time(ctx, run_kf, &kn);
-        if (have_dnnl) t_dn = bench_time(ctx, run_dnnl, &dj);
+        if (have_dnnl_n) t_dn = bench_time(ctx, run_dnnl, &djn);
         omp_set_num_threads(1);
 
         if (have_dnnl) { /* agreement with oneDNN */
@@ -300,6 +307,7 @@ void bench_bngrad(bench_ctx *ctx) {
                      floor_ms > 0 ? 100 * floor_ms / t_k1.median_ms : 0.0, c[5], c[6], c[7], c[8], c[9], maxdiff,
                      have_dnnl ? impl : "none");
         dnnl_teardown(&dj);
+        if (have_dnnl_n) dnnl_teardown(&djn);
         bench_free(k1.scratch);
         bench_free(dy); bench_free(x); bench_free(dx); bench_free(dx2);
         bench_free(scale); bench_free(mean); bench_free(var); bench_free(ds); bench_free(doff);
