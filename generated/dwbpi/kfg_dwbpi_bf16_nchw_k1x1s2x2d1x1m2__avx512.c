@@ -28,10 +28,16 @@ static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_ntasks(const kfi_dwbpi
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
+/* Ring slot length: the dy row with 0 pad columns before and the right
+   pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
+static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_slot(const kfi_dwbpi_args *a) {
+  return a->ow;
+}
+
 size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   /* per task: a float accumulation row and a ring of 2 float dy rows */
-  return (size_t)(kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_ntasks(a) * (a->w + 2 * a->ow)) * sizeof(float);
+  return (size_t)(kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_ntasks(a) * (a->w + 2 * kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_slot(a))) * sizeof(float);
 }
 
 /* floor(x / 2) for any sign of x */
@@ -41,13 +47,13 @@ static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_fdivw(int64_t x) {
 
 #define kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_fdivh kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_fdivw
 
-/* dy row oy of multiplier plane m, as floats: ring slot m*1 + oy mod 1
+/* dy row oy of multiplier plane m, in float: ring slot m*1 + oy mod 1
    (the rows an output row needs are 1 consecutive dy rows at most, and
    rows are visited in increasing order: each is converted once a plane). */
 static const float *kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
-                            int64_t OW) {
+                             int64_t OW, int64_t SL) {
   const int64_t k = m * 1 + oy % 1;
-  float *r = ring + k * OW;
+  float *r = ring + k * SL + 0;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -65,17 +71,62 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_in0(uint16_t *restrict d,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_0_1 = f[1];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f0_0_0 * (g0_0[q]);
-      s += f0_0_1 * (g0_1[q]);
-      d[q * 2 - PL] = kfi_st_bf16(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 16 <= q1; q += 16) { /* 16 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 16; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * (g0_0[q + j]);
+        s += f0_0_1 * (g0_1[q + j]);
+        d[(q + j) * 2 - PL] = kfi_st_bf16(s);
+      }
+      {
+        float s = 0;
+        d[(q + j) * 2 + 1 - PL] = kfi_st_bf16(s);
+      }
     }
+  }
+  for (; q + 8 <= q1; q += 8) { /* 8 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 8; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * (g0_0[q + j]);
+        s += f0_0_1 * (g0_1[q + j]);
+        d[(q + j) * 2 - PL] = kfi_st_bf16(s);
+      }
+      {
+        float s = 0;
+        d[(q + j) * 2 + 1 - PL] = kfi_st_bf16(s);
+      }
+    }
+  }
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * (g0_0[q + j]);
+        s += f0_0_1 * (g0_1[q + j]);
+        d[(q + j) * 2 - PL] = kfi_st_bf16(s);
+      }
+      {
+        float s = 0;
+        d[(q + j) * 2 + 1 - PL] = kfi_st_bf16(s);
+      }
+    }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      d[q * 2 + 1 - PL] = kfi_st_bf16(s);
+      {
+        float s = 0;
+        s += f0_0_0 * (g0_0[q]);
+        s += f0_0_1 * (g0_1[q]);
+        d[(q) * 2 - PL] = kfi_st_bf16(s);
+      }
+      {
+        float s = 0;
+        d[(q) * 2 + 1 - PL] = kfi_st_bf16(s);
+      }
     }
   }
 }
@@ -90,10 +141,10 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_acc0(float *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f0_0_0 * (g0_0[q]);
       s += f0_0_1 * (g0_1[q]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
   }
 }
@@ -105,7 +156,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_bd0(uint16_t *d, const fl
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -118,7 +169,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_bd0(uint16_t *d, const fl
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       (void)v0;
@@ -142,11 +193,13 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_task(void *ctx, size_t t)
   int64_t qlo = -kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_fdivw(-PL), qhi = kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[2]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*1 + fx)*2 + m] */
-  float *row = (float *)a->scratch + (int64_t)t * (W + 2 * OW), *ring = row + W;
+  const int64_t SL = kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_slot(a);
+  float *row = (float *)a->scratch + (int64_t)t * (W + 2 * SL), *ring = row + W;
   int64_t tag[2];
   if (qlo < 0) qlo = 0;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  for (i = 0; i < 2 * SL; i++) ring[i] = 0; /* the pads: read by masked lanes only */
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
@@ -170,8 +223,8 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_task(void *ctx, size_t t)
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_cv(ring, tag, gp, 0, oy0, OH, OW) : 0;
-          const float *g0_1 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_cv(ring, tag, gp, 1, oy0, OH, OW) : 0;
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : 0;
+          const float *g0_1 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : 0;
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_bd0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
           if (q < qhi) {

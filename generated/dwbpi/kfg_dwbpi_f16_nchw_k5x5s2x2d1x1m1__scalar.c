@@ -19,10 +19,16 @@ static int64_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_ntasks(const kfi_dwbpi_
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
+/* Ring slot length: the dy row with 0 pad columns before and the right
+   pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
+static int64_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_slot(const kfi_dwbpi_args *a) {
+  return a->ow;
+}
+
 size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   /* per task: a float accumulation row and a ring of 3 float dy rows */
-  return (size_t)(kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_ntasks(a) * (a->w + 3 * a->ow)) * sizeof(float);
+  return (size_t)(kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_ntasks(a) * (a->w + 3 * kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_slot(a))) * sizeof(float);
 }
 
 /* floor(x / 2) for any sign of x */
@@ -32,13 +38,13 @@ static int64_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_fdivw(int64_t x) {
 
 #define kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_fdivh kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_fdivw
 
-/* dy row oy of multiplier plane m, as floats: ring slot m*3 + oy mod 3
+/* dy row oy of multiplier plane m, in float: ring slot m*3 + oy mod 3
    (the rows an output row needs are 3 consecutive dy rows at most, and
    rows are visited in increasing order: each is converted once a plane). */
 static const float *kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
-                            int64_t OW) {
+                             int64_t OW, int64_t SL) {
   const int64_t k = m * 3 + oy % 3;
-  float *r = ring + k * OW;
+  float *r = ring + k * SL + 0;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -69,30 +75,60 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_in0(uint16_t *restrict d, 
   const float f4_2_0 = f[22];
   const float f4_3_0 = f[23];
   const float f4_4_0 = f[24];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f0_0_0 * (g0_0[q]);
-      s += f0_2_0 * (g0_0[q - 1]);
-      s += f0_4_0 * (g0_0[q - 2]);
-      s += f2_0_0 * (g2_0[q]);
-      s += f2_2_0 * (g2_0[q - 1]);
-      s += f2_4_0 * (g2_0[q - 2]);
-      s += f4_0_0 * (g4_0[q]);
-      s += f4_2_0 * (g4_0[q - 1]);
-      s += f4_4_0 * (g4_0[q - 2]);
-      d[q * 2 - PL] = kfi_st_f16(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * (g0_0[q + j]);
+        s += f0_2_0 * (g0_0[q + j - 1]);
+        s += f0_4_0 * (g0_0[q + j - 2]);
+        s += f2_0_0 * (g2_0[q + j]);
+        s += f2_2_0 * (g2_0[q + j - 1]);
+        s += f2_4_0 * (g2_0[q + j - 2]);
+        s += f4_0_0 * (g4_0[q + j]);
+        s += f4_2_0 * (g4_0[q + j - 1]);
+        s += f4_4_0 * (g4_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f16(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * (g0_0[q + j]);
+        s += f0_3_0 * (g0_0[q + j - 1]);
+        s += f2_1_0 * (g2_0[q + j]);
+        s += f2_3_0 * (g2_0[q + j - 1]);
+        s += f4_1_0 * (g4_0[q + j]);
+        s += f4_3_0 * (g4_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f16(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f0_1_0 * (g0_0[q]);
-      s += f0_3_0 * (g0_0[q - 1]);
-      s += f2_1_0 * (g2_0[q]);
-      s += f2_3_0 * (g2_0[q - 1]);
-      s += f4_1_0 * (g4_0[q]);
-      s += f4_3_0 * (g4_0[q - 1]);
-      d[q * 2 + 1 - PL] = kfi_st_f16(s);
+      {
+        float s = 0;
+        s += f0_0_0 * (g0_0[q]);
+        s += f0_2_0 * (g0_0[q - 1]);
+        s += f0_4_0 * (g0_0[q - 2]);
+        s += f2_0_0 * (g2_0[q]);
+        s += f2_2_0 * (g2_0[q - 1]);
+        s += f2_4_0 * (g2_0[q - 2]);
+        s += f4_0_0 * (g4_0[q]);
+        s += f4_2_0 * (g4_0[q - 1]);
+        s += f4_4_0 * (g4_0[q - 2]);
+        d[(q) * 2 - PL] = kfi_st_f16(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * (g0_0[q]);
+        s += f0_3_0 * (g0_0[q - 1]);
+        s += f2_1_0 * (g2_0[q]);
+        s += f2_3_0 * (g2_0[q - 1]);
+        s += f4_1_0 * (g4_0[q]);
+        s += f4_3_0 * (g4_0[q - 1]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f16(s);
+      }
     }
   }
 }
@@ -110,17 +146,17 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_acc0(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f0_0_0 * (g0_0[q]);
       s += f0_2_0 * (g0_0[q - 1]);
       s += f0_4_0 * (g0_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f0_1_0 * (g0_0[q]);
       s += f0_3_0 * (g0_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -135,17 +171,17 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_acc2(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f2_0_0 * (g2_0[q]);
       s += f2_2_0 * (g2_0[q - 1]);
       s += f2_4_0 * (g2_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f2_1_0 * (g2_0[q]);
       s += f2_3_0 * (g2_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -160,17 +196,17 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_acc4(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f4_0_0 * (g4_0[q]);
       s += f4_2_0 * (g4_0[q - 1]);
       s += f4_4_0 * (g4_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f4_1_0 * (g4_0[q]);
       s += f4_3_0 * (g4_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -182,7 +218,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_bd0(uint16_t *d, const flo
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -222,7 +258,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_bd0(uint16_t *d, const flo
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -270,25 +306,50 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_in1(uint16_t *restrict d, 
   const float f3_2_0 = f[17];
   const float f3_3_0 = f[18];
   const float f3_4_0 = f[19];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f1_0_0 * (g1_0[q]);
-      s += f1_2_0 * (g1_0[q - 1]);
-      s += f1_4_0 * (g1_0[q - 2]);
-      s += f3_0_0 * (g3_0[q]);
-      s += f3_2_0 * (g3_0[q - 1]);
-      s += f3_4_0 * (g3_0[q - 2]);
-      d[q * 2 - PL] = kfi_st_f16(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f1_0_0 * (g1_0[q + j]);
+        s += f1_2_0 * (g1_0[q + j - 1]);
+        s += f1_4_0 * (g1_0[q + j - 2]);
+        s += f3_0_0 * (g3_0[q + j]);
+        s += f3_2_0 * (g3_0[q + j - 1]);
+        s += f3_4_0 * (g3_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f16(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * (g1_0[q + j]);
+        s += f1_3_0 * (g1_0[q + j - 1]);
+        s += f3_1_0 * (g3_0[q + j]);
+        s += f3_3_0 * (g3_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f16(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f1_1_0 * (g1_0[q]);
-      s += f1_3_0 * (g1_0[q - 1]);
-      s += f3_1_0 * (g3_0[q]);
-      s += f3_3_0 * (g3_0[q - 1]);
-      d[q * 2 + 1 - PL] = kfi_st_f16(s);
+      {
+        float s = 0;
+        s += f1_0_0 * (g1_0[q]);
+        s += f1_2_0 * (g1_0[q - 1]);
+        s += f1_4_0 * (g1_0[q - 2]);
+        s += f3_0_0 * (g3_0[q]);
+        s += f3_2_0 * (g3_0[q - 1]);
+        s += f3_4_0 * (g3_0[q - 2]);
+        d[(q) * 2 - PL] = kfi_st_f16(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * (g1_0[q]);
+        s += f1_3_0 * (g1_0[q - 1]);
+        s += f3_1_0 * (g3_0[q]);
+        s += f3_3_0 * (g3_0[q - 1]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f16(s);
+      }
     }
   }
 }
@@ -306,17 +367,17 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_acc1(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f1_0_0 * (g1_0[q]);
       s += f1_2_0 * (g1_0[q - 1]);
       s += f1_4_0 * (g1_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f1_1_0 * (g1_0[q]);
       s += f1_3_0 * (g1_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -331,17 +392,17 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_acc3(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f3_0_0 * (g3_0[q]);
       s += f3_2_0 * (g3_0[q - 1]);
       s += f3_4_0 * (g3_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f3_1_0 * (g3_0[q]);
       s += f3_3_0 * (g3_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -353,7 +414,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_bd1(uint16_t *d, const flo
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -382,7 +443,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_bd1(uint16_t *d, const flo
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -419,11 +480,13 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
   int64_t qlo = -kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_fdivw(-PL), qhi = kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[25]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*5 + fx)*1 + m] */
-  float *row = (float *)a->scratch + (int64_t)t * (W + 3 * OW), *ring = row + W;
+  const int64_t SL = kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_slot(a);
+  float *row = (float *)a->scratch + (int64_t)t * (W + 3 * SL), *ring = row + W;
   int64_t tag[3];
   if (qlo < 2) qlo = 2;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  for (i = 0; i < 3 * SL; i++) ring[i] = 0; /* the pads: read by masked lanes only */
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
@@ -446,13 +509,13 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy0, OH, OW) : 0;
+          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : 0;
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy2, OH, OW) : 0;
+          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : 0;
           const int64_t oy4 = qy - 2;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy4, OH, OW) : 0;
+          const float *g4_0 = v4 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : 0;
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_bd0(d, g0_0, g2_0, g4_0, v0, v2, v4, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -475,10 +538,10 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy1, OH, OW) : 0;
+          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : 0;
           const int64_t oy3 = qy - 1;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy3, OH, OW) : 0;
+          const float *g3_0 = v3 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : 0;
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_bd1(d, g1_0, g3_0, v1, v3, fl, q, W, OW, PL);
           if (q < qhi) {

@@ -44,21 +44,42 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_in0(float *restrict d, con
   const float f2_0_0 = f[6];
   const float f2_1_0 = f[7];
   const float f2_2_0 = f[8];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f0_0_0 * kfi_ld_f32(g0_0[q]);
-      s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
-      s += f2_0_0 * kfi_ld_f32(g2_0[q]);
-      s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
-      d[q * 2 - PL] = kfi_st_f32(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f0_1_0 * kfi_ld_f32(g0_0[q]);
-      s += f2_1_0 * kfi_ld_f32(g2_0[q]);
-      d[q * 2 + 1 - PL] = kfi_st_f32(s);
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
+        d[(q) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
   }
 }
@@ -74,15 +95,15 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_acc0(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f0_0_0 * kfi_ld_f32(g0_0[q]);
       s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f0_1_0 * kfi_ld_f32(g0_0[q]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -95,15 +116,15 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_acc2(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f2_0_0 * kfi_ld_f32(g2_0[q]);
       s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f2_1_0 * kfi_ld_f32(g2_0[q]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -115,7 +136,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_bd0(float *d, const float 
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -138,7 +159,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_bd0(float *d, const float 
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -165,18 +186,36 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_in1(float *restrict d, con
   const float f1_0_0 = f[3];
   const float f1_1_0 = f[4];
   const float f1_2_0 = f[5];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f1_0_0 * kfi_ld_f32(g1_0[q]);
-      s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
-      d[q * 2 - PL] = kfi_st_f32(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f1_1_0 * kfi_ld_f32(g1_0[q]);
-      d[q * 2 + 1 - PL] = kfi_st_f32(s);
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
+        d[(q) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
   }
 }
@@ -192,15 +231,15 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_acc1(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f1_0_0 * kfi_ld_f32(g1_0[q]);
       s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f1_1_0 * kfi_ld_f32(g1_0[q]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -212,7 +251,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_bd1(float *d, const float 
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -227,7 +266,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_bd1(float *d, const float 
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -253,9 +292,11 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
   int64_t qlo = -kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_fdivw(-PL), qhi = kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[9]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*3 + fx)*1 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
   if (qlo < 1) qlo = 1;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {

@@ -59,27 +59,102 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_in0(float *restrict d, con
   const float f2_1_1 = f[15];
   const float f2_2_0 = f[16];
   const float f2_2_1 = f[17];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f0_0_0 * kfi_ld_f32(g0_0[q]);
-      s += f0_0_1 * kfi_ld_f32(g0_1[q]);
-      s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
-      s += f0_2_1 * kfi_ld_f32(g0_1[q - 1]);
-      s += f2_0_0 * kfi_ld_f32(g2_0[q]);
-      s += f2_0_1 * kfi_ld_f32(g2_1[q]);
-      s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
-      s += f2_2_1 * kfi_ld_f32(g2_1[q - 1]);
-      d[q * 2 - PL] = kfi_st_f32(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 16 <= q1; q += 16) { /* 16 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 16; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q + j - 1]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q + j]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
+  }
+  for (; q + 8 <= q1; q += 8) { /* 8 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 8; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q + j - 1]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q + j]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q + j - 1]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q + j]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f0_1_0 * kfi_ld_f32(g0_0[q]);
-      s += f0_1_1 * kfi_ld_f32(g0_1[q]);
-      s += f2_1_0 * kfi_ld_f32(g2_0[q]);
-      s += f2_1_1 * kfi_ld_f32(g2_1[q]);
-      d[q * 2 + 1 - PL] = kfi_st_f32(s);
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q - 1]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q - 1]);
+        d[(q) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
   }
 }
@@ -98,18 +173,18 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_acc0(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f0_0_0 * kfi_ld_f32(g0_0[q]);
       s += f0_0_1 * kfi_ld_f32(g0_1[q]);
       s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
       s += f0_2_1 * kfi_ld_f32(g0_1[q - 1]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f0_1_0 * kfi_ld_f32(g0_0[q]);
       s += f0_1_1 * kfi_ld_f32(g0_1[q]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -125,18 +200,18 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_acc2(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f2_0_0 * kfi_ld_f32(g2_0[q]);
       s += f2_0_1 * kfi_ld_f32(g2_1[q]);
       s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
       s += f2_2_1 * kfi_ld_f32(g2_1[q - 1]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f2_1_0 * kfi_ld_f32(g2_0[q]);
       s += f2_1_1 * kfi_ld_f32(g2_1[q]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -148,7 +223,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_bd0(float *d, const float 
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -175,7 +250,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_bd0(float *d, const float 
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -207,21 +282,78 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_in1(float *restrict d, con
   const float f1_1_1 = f[9];
   const float f1_2_0 = f[10];
   const float f1_2_1 = f[11];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f1_0_0 * kfi_ld_f32(g1_0[q]);
-      s += f1_0_1 * kfi_ld_f32(g1_1[q]);
-      s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
-      s += f1_2_1 * kfi_ld_f32(g1_1[q - 1]);
-      d[q * 2 - PL] = kfi_st_f32(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 16 <= q1; q += 16) { /* 16 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 16; j++) {
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q + j]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
+  }
+  for (; q + 8 <= q1; q += 8) { /* 8 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 8; j++) {
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q + j]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q + j]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f1_1_0 * kfi_ld_f32(g1_0[q]);
-      s += f1_1_1 * kfi_ld_f32(g1_1[q]);
-      d[q * 2 + 1 - PL] = kfi_st_f32(s);
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q - 1]);
+        d[(q) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
   }
 }
@@ -240,18 +372,18 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_acc1(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f1_0_0 * kfi_ld_f32(g1_0[q]);
       s += f1_0_1 * kfi_ld_f32(g1_1[q]);
       s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
       s += f1_2_1 * kfi_ld_f32(g1_1[q - 1]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f1_1_0 * kfi_ld_f32(g1_0[q]);
       s += f1_1_1 * kfi_ld_f32(g1_1[q]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -263,7 +395,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_bd1(float *d, const float 
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -280,7 +412,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_bd1(float *d, const float 
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -307,9 +439,11 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_task(void *ctx, size_t t) 
   int64_t qlo = -kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_fdivw(-PL), qhi = kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[18]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*3 + fx)*2 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
   if (qlo < 1) qlo = 1;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {

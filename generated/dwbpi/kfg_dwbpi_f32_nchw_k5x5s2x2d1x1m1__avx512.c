@@ -62,30 +62,114 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_in0(float *restrict d, con
   const float f4_2_0 = f[22];
   const float f4_3_0 = f[23];
   const float f4_4_0 = f[24];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f0_0_0 * kfi_ld_f32(g0_0[q]);
-      s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
-      s += f0_4_0 * kfi_ld_f32(g0_0[q - 2]);
-      s += f2_0_0 * kfi_ld_f32(g2_0[q]);
-      s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
-      s += f2_4_0 * kfi_ld_f32(g2_0[q - 2]);
-      s += f4_0_0 * kfi_ld_f32(g4_0[q]);
-      s += f4_2_0 * kfi_ld_f32(g4_0[q - 1]);
-      s += f4_4_0 * kfi_ld_f32(g4_0[q - 2]);
-      d[q * 2 - PL] = kfi_st_f32(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 16 <= q1; q += 16) { /* 16 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 16; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
+  }
+  for (; q + 8 <= q1; q += 8) { /* 8 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 8; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f0_1_0 * kfi_ld_f32(g0_0[q]);
-      s += f0_3_0 * kfi_ld_f32(g0_0[q - 1]);
-      s += f2_1_0 * kfi_ld_f32(g2_0[q]);
-      s += f2_3_0 * kfi_ld_f32(g2_0[q - 1]);
-      s += f4_1_0 * kfi_ld_f32(g4_0[q]);
-      s += f4_3_0 * kfi_ld_f32(g4_0[q - 1]);
-      d[q * 2 + 1 - PL] = kfi_st_f32(s);
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q - 2]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q - 2]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q - 1]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q - 2]);
+        d[(q) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q - 1]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q - 1]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q - 1]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
   }
 }
@@ -103,17 +187,17 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_acc0(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f0_0_0 * kfi_ld_f32(g0_0[q]);
       s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
       s += f0_4_0 * kfi_ld_f32(g0_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f0_1_0 * kfi_ld_f32(g0_0[q]);
       s += f0_3_0 * kfi_ld_f32(g0_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -128,17 +212,17 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_acc2(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f2_0_0 * kfi_ld_f32(g2_0[q]);
       s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
       s += f2_4_0 * kfi_ld_f32(g2_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f2_1_0 * kfi_ld_f32(g2_0[q]);
       s += f2_3_0 * kfi_ld_f32(g2_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -153,17 +237,17 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_acc4(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f4_0_0 * kfi_ld_f32(g4_0[q]);
       s += f4_2_0 * kfi_ld_f32(g4_0[q - 1]);
       s += f4_4_0 * kfi_ld_f32(g4_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f4_1_0 * kfi_ld_f32(g4_0[q]);
       s += f4_3_0 * kfi_ld_f32(g4_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -175,7 +259,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_bd0(float *d, const float 
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -215,7 +299,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_bd0(float *d, const float 
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -263,25 +347,94 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_in1(float *restrict d, con
   const float f3_2_0 = f[17];
   const float f3_3_0 = f[18];
   const float f3_4_0 = f[19];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f1_0_0 * kfi_ld_f32(g1_0[q]);
-      s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
-      s += f1_4_0 * kfi_ld_f32(g1_0[q - 2]);
-      s += f3_0_0 * kfi_ld_f32(g3_0[q]);
-      s += f3_2_0 * kfi_ld_f32(g3_0[q - 1]);
-      s += f3_4_0 * kfi_ld_f32(g3_0[q - 2]);
-      d[q * 2 - PL] = kfi_st_f32(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 16 <= q1; q += 16) { /* 16 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 16; j++) {
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
+  }
+  for (; q + 8 <= q1; q += 8) { /* 8 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 8; j++) {
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f1_1_0 * kfi_ld_f32(g1_0[q]);
-      s += f1_3_0 * kfi_ld_f32(g1_0[q - 1]);
-      s += f3_1_0 * kfi_ld_f32(g3_0[q]);
-      s += f3_3_0 * kfi_ld_f32(g3_0[q - 1]);
-      d[q * 2 + 1 - PL] = kfi_st_f32(s);
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q - 2]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q - 1]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q - 2]);
+        d[(q) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q - 1]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q - 1]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
   }
 }
@@ -299,17 +452,17 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_acc1(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f1_0_0 * kfi_ld_f32(g1_0[q]);
       s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
       s += f1_4_0 * kfi_ld_f32(g1_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f1_1_0 * kfi_ld_f32(g1_0[q]);
       s += f1_3_0 * kfi_ld_f32(g1_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -324,17 +477,17 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_acc3(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f3_0_0 * kfi_ld_f32(g3_0[q]);
       s += f3_2_0 * kfi_ld_f32(g3_0[q - 1]);
       s += f3_4_0 * kfi_ld_f32(g3_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f3_1_0 * kfi_ld_f32(g3_0[q]);
       s += f3_3_0 * kfi_ld_f32(g3_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -346,7 +499,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_bd1(float *d, const float 
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -375,7 +528,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_bd1(float *d, const float 
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -412,9 +565,11 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_task(void *ctx, size_t t) 
   int64_t qlo = -kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_fdivw(-PL), qhi = kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[25]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*5 + fx)*1 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
   if (qlo < 2) qlo = 2;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {

@@ -96,61 +96,1261 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_in0(float *restrict d, const
   const float f6_4_0 = f[46];
   const float f6_5_0 = f[47];
   const float f6_6_0 = f[48];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f0_0_0 * kfi_ld_f32(g0_0[q]);
-      s += f0_1_0 * kfi_ld_f32(g0_0[q - 1]);
-      s += f0_2_0 * kfi_ld_f32(g0_0[q - 2]);
-      s += f0_3_0 * kfi_ld_f32(g0_0[q - 3]);
-      s += f0_4_0 * kfi_ld_f32(g0_0[q - 4]);
-      s += f0_5_0 * kfi_ld_f32(g0_0[q - 5]);
-      s += f0_6_0 * kfi_ld_f32(g0_0[q - 6]);
-      s += f1_0_0 * kfi_ld_f32(g1_0[q]);
-      s += f1_1_0 * kfi_ld_f32(g1_0[q - 1]);
-      s += f1_2_0 * kfi_ld_f32(g1_0[q - 2]);
-      s += f1_3_0 * kfi_ld_f32(g1_0[q - 3]);
-      s += f1_4_0 * kfi_ld_f32(g1_0[q - 4]);
-      s += f1_5_0 * kfi_ld_f32(g1_0[q - 5]);
-      s += f1_6_0 * kfi_ld_f32(g1_0[q - 6]);
-      s += f2_0_0 * kfi_ld_f32(g2_0[q]);
-      s += f2_1_0 * kfi_ld_f32(g2_0[q - 1]);
-      s += f2_2_0 * kfi_ld_f32(g2_0[q - 2]);
-      s += f2_3_0 * kfi_ld_f32(g2_0[q - 3]);
-      s += f2_4_0 * kfi_ld_f32(g2_0[q - 4]);
-      s += f2_5_0 * kfi_ld_f32(g2_0[q - 5]);
-      s += f2_6_0 * kfi_ld_f32(g2_0[q - 6]);
-      s += f3_0_0 * kfi_ld_f32(g3_0[q]);
-      s += f3_1_0 * kfi_ld_f32(g3_0[q - 1]);
-      s += f3_2_0 * kfi_ld_f32(g3_0[q - 2]);
-      s += f3_3_0 * kfi_ld_f32(g3_0[q - 3]);
-      s += f3_4_0 * kfi_ld_f32(g3_0[q - 4]);
-      s += f3_5_0 * kfi_ld_f32(g3_0[q - 5]);
-      s += f3_6_0 * kfi_ld_f32(g3_0[q - 6]);
-      s += f4_0_0 * kfi_ld_f32(g4_0[q]);
-      s += f4_1_0 * kfi_ld_f32(g4_0[q - 1]);
-      s += f4_2_0 * kfi_ld_f32(g4_0[q - 2]);
-      s += f4_3_0 * kfi_ld_f32(g4_0[q - 3]);
-      s += f4_4_0 * kfi_ld_f32(g4_0[q - 4]);
-      s += f4_5_0 * kfi_ld_f32(g4_0[q - 5]);
-      s += f4_6_0 * kfi_ld_f32(g4_0[q - 6]);
-      s += f5_0_0 * kfi_ld_f32(g5_0[q]);
-      s += f5_1_0 * kfi_ld_f32(g5_0[q - 1]);
-      s += f5_2_0 * kfi_ld_f32(g5_0[q - 2]);
-      s += f5_3_0 * kfi_ld_f32(g5_0[q - 3]);
-      s += f5_4_0 * kfi_ld_f32(g5_0[q - 4]);
-      s += f5_5_0 * kfi_ld_f32(g5_0[q - 5]);
-      s += f5_6_0 * kfi_ld_f32(g5_0[q - 6]);
-      s += f6_0_0 * kfi_ld_f32(g6_0[q]);
-      s += f6_1_0 * kfi_ld_f32(g6_0[q - 1]);
-      s += f6_2_0 * kfi_ld_f32(g6_0[q - 2]);
-      s += f6_3_0 * kfi_ld_f32(g6_0[q - 3]);
-      s += f6_4_0 * kfi_ld_f32(g6_0[q - 4]);
-      s += f6_5_0 * kfi_ld_f32(g6_0[q - 5]);
-      s += f6_6_0 * kfi_ld_f32(g6_0[q - 6]);
-      d[q - PL] = kfi_st_f32(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 8 <= q1; q += 8) { /* 8 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 8; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 3]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 4]);
+        s += f0_5_0 * kfi_ld_f32(g0_0[q + j - 5]);
+        s += f0_6_0 * kfi_ld_f32(g0_0[q + j - 6]);
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 3]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 4]);
+        s += f1_5_0 * kfi_ld_f32(g1_0[q + j - 5]);
+        s += f1_6_0 * kfi_ld_f32(g1_0[q + j - 6]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 3]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 4]);
+        s += f2_5_0 * kfi_ld_f32(g2_0[q + j - 5]);
+        s += f2_6_0 * kfi_ld_f32(g2_0[q + j - 6]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 3]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 4]);
+        s += f3_5_0 * kfi_ld_f32(g3_0[q + j - 5]);
+        s += f3_6_0 * kfi_ld_f32(g3_0[q + j - 6]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 3]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 4]);
+        s += f4_5_0 * kfi_ld_f32(g4_0[q + j - 5]);
+        s += f4_6_0 * kfi_ld_f32(g4_0[q + j - 6]);
+        s += f5_0_0 * kfi_ld_f32(g5_0[q + j]);
+        s += f5_1_0 * kfi_ld_f32(g5_0[q + j - 1]);
+        s += f5_2_0 * kfi_ld_f32(g5_0[q + j - 2]);
+        s += f5_3_0 * kfi_ld_f32(g5_0[q + j - 3]);
+        s += f5_4_0 * kfi_ld_f32(g5_0[q + j - 4]);
+        s += f5_5_0 * kfi_ld_f32(g5_0[q + j - 5]);
+        s += f5_6_0 * kfi_ld_f32(g5_0[q + j - 6]);
+        s += f6_0_0 * kfi_ld_f32(g6_0[q + j]);
+        s += f6_1_0 * kfi_ld_f32(g6_0[q + j - 1]);
+        s += f6_2_0 * kfi_ld_f32(g6_0[q + j - 2]);
+        s += f6_3_0 * kfi_ld_f32(g6_0[q + j - 3]);
+        s += f6_4_0 * kfi_ld_f32(g6_0[q + j - 4]);
+        s += f6_5_0 * kfi_ld_f32(g6_0[q + j - 5]);
+        s += f6_6_0 * kfi_ld_f32(g6_0[q + j - 6]);
+        d[q + j - PL] = kfi_st_f32(s);
+      }
     }
+  }
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 3]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 4]);
+        s += f0_5_0 * kfi_ld_f32(g0_0[q + j - 5]);
+        s += f0_6_0 * kfi_ld_f32(g0_0[q + j - 6]);
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 3]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 4]);
+        s += f1_5_0 * kfi_ld_f32(g1_0[q + j - 5]);
+        s += f1_6_0 * kfi_ld_f32(g1_0[q + j - 6]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 3]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 4]);
+        s += f2_5_0 * kfi_ld_f32(g2_0[q + j - 5]);
+        s += f2_6_0 * kfi_ld_f32(g2_0[q + j - 6]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 3]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 4]);
+        s += f3_5_0 * kfi_ld_f32(g3_0[q + j - 5]);
+        s += f3_6_0 * kfi_ld_f32(g3_0[q + j - 6]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 3]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 4]);
+        s += f4_5_0 * kfi_ld_f32(g4_0[q + j - 5]);
+        s += f4_6_0 * kfi_ld_f32(g4_0[q + j - 6]);
+        s += f5_0_0 * kfi_ld_f32(g5_0[q + j]);
+        s += f5_1_0 * kfi_ld_f32(g5_0[q + j - 1]);
+        s += f5_2_0 * kfi_ld_f32(g5_0[q + j - 2]);
+        s += f5_3_0 * kfi_ld_f32(g5_0[q + j - 3]);
+        s += f5_4_0 * kfi_ld_f32(g5_0[q + j - 4]);
+        s += f5_5_0 * kfi_ld_f32(g5_0[q + j - 5]);
+        s += f5_6_0 * kfi_ld_f32(g5_0[q + j - 6]);
+        s += f6_0_0 * kfi_ld_f32(g6_0[q + j]);
+        s += f6_1_0 * kfi_ld_f32(g6_0[q + j - 1]);
+        s += f6_2_0 * kfi_ld_f32(g6_0[q + j - 2]);
+        s += f6_3_0 * kfi_ld_f32(g6_0[q + j - 3]);
+        s += f6_4_0 * kfi_ld_f32(g6_0[q + j - 4]);
+        s += f6_5_0 * kfi_ld_f32(g6_0[q + j - 5]);
+        s += f6_6_0 * kfi_ld_f32(g6_0[q + j - 6]);
+        d[q + j - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q < q1; q++) {
+    {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_1_0 * kfi_ld_f32(g0_0[q - 1]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q - 2]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q - 3]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q - 4]);
+        s += f0_5_0 * kfi_ld_f32(g0_0[q - 5]);
+        s += f0_6_0 * kfi_ld_f32(g0_0[q - 6]);
+        s += f1_0_0 * kfi_ld_f32(g1_0[q]);
+        s += f1_1_0 * kfi_ld_f32(g1_0[q - 1]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q - 2]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q - 3]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q - 4]);
+        s += f1_5_0 * kfi_ld_f32(g1_0[q - 5]);
+        s += f1_6_0 * kfi_ld_f32(g1_0[q - 6]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q - 1]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q - 2]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q - 3]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q - 4]);
+        s += f2_5_0 * kfi_ld_f32(g2_0[q - 5]);
+        s += f2_6_0 * kfi_ld_f32(g2_0[q - 6]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q - 1]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q - 2]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q - 3]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q - 4]);
+        s += f3_5_0 * kfi_ld_f32(g3_0[q - 5]);
+        s += f3_6_0 * kfi_ld_f32(g3_0[q - 6]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q - 1]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q - 2]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q - 3]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q - 4]);
+        s += f4_5_0 * kfi_ld_f32(g4_0[q - 5]);
+        s += f4_6_0 * kfi_ld_f32(g4_0[q - 6]);
+        s += f5_0_0 * kfi_ld_f32(g5_0[q]);
+        s += f5_1_0 * kfi_ld_f32(g5_0[q - 1]);
+        s += f5_2_0 * kfi_ld_f32(g5_0[q - 2]);
+        s += f5_3_0 * kfi_ld_f32(g5_0[q - 3]);
+        s += f5_4_0 * kfi_ld_f32(g5_0[q - 4]);
+        s += f5_5_0 * kfi_ld_f32(g5_0[q - 5]);
+        s += f5_6_0 * kfi_ld_f32(g5_0[q - 6]);
+        s += f6_0_0 * kfi_ld_f32(g6_0[q]);
+        s += f6_1_0 * kfi_ld_f32(g6_0[q - 1]);
+        s += f6_2_0 * kfi_ld_f32(g6_0[q - 2]);
+        s += f6_3_0 * kfi_ld_f32(g6_0[q - 3]);
+        s += f6_4_0 * kfi_ld_f32(g6_0[q - 4]);
+        s += f6_5_0 * kfi_ld_f32(g6_0[q - 5]);
+        s += f6_6_0 * kfi_ld_f32(g6_0[q - 6]);
+        d[q - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+}
+
+#if defined(__GNUC__)
+#define kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE inline __attribute__((always_inline))
+#else
+#define kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE inline
+#endif
+
+/* x clamped to [0, n] */
+static inline int kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(int64_t x, int n) {
+  return x < 0 ? 0 : x > n ? n : (int)x;
+}
+
+/* Every filter row exists; 8 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_0[q - 1];
+    s += f[2] * g0_0[q - 2];
+    s += f[3] * g0_0[q - 3];
+    s += f[4] * g0_0[q - 4];
+    s += f[5] * g0_0[q - 5];
+    s += f[6] * g0_0[q - 6];
+    s += f[7] * g1_0[q];
+    s += f[8] * g1_0[q - 1];
+    s += f[9] * g1_0[q - 2];
+    s += f[10] * g1_0[q - 3];
+    s += f[11] * g1_0[q - 4];
+    s += f[12] * g1_0[q - 5];
+    s += f[13] * g1_0[q - 6];
+    s += f[14] * g2_0[q];
+    s += f[15] * g2_0[q - 1];
+    s += f[16] * g2_0[q - 2];
+    s += f[17] * g2_0[q - 3];
+    s += f[18] * g2_0[q - 4];
+    s += f[19] * g2_0[q - 5];
+    s += f[20] * g2_0[q - 6];
+    s += f[21] * g3_0[q];
+    s += f[22] * g3_0[q - 1];
+    s += f[23] * g3_0[q - 2];
+    s += f[24] * g3_0[q - 3];
+    s += f[25] * g3_0[q - 4];
+    s += f[26] * g3_0[q - 5];
+    s += f[27] * g3_0[q - 6];
+    s += f[28] * g4_0[q];
+    s += f[29] * g4_0[q - 1];
+    s += f[30] * g4_0[q - 2];
+    s += f[31] * g4_0[q - 3];
+    s += f[32] * g4_0[q - 4];
+    s += f[33] * g4_0[q - 5];
+    s += f[34] * g4_0[q - 6];
+    s += f[35] * g5_0[q];
+    s += f[36] * g5_0[q - 1];
+    s += f[37] * g5_0[q - 2];
+    s += f[38] * g5_0[q - 3];
+    s += f[39] * g5_0[q - 4];
+    s += f[40] * g5_0[q - 5];
+    s += f[41] * g5_0[q - 6];
+    s += f[42] * g6_0[q];
+    s += f[43] * g6_0[q - 1];
+    s += f[44] * g6_0[q - 2];
+    s += f[45] * g6_0[q - 3];
+    s += f[46] * g6_0[q - 4];
+    s += f[47] * g6_0[q - 5];
+    s += f[48] * g6_0[q - 6];
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* Every filter row exists; 8 outputs from column q0 - PL, each filter
+   column counted only where it exists (a missing tap adds +0, which leaves
+   the sum unchanged: a sum that starts at +0 is never -0). The ring pads
+   make every load valid. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, const float *restrict f,
+                                 int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(0 - q0, 8), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 0, 8);
+  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
+  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(1 - q0, 8), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 1, 8);
+  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
+  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(2 - q0, 8), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 2, 8);
+  /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
+  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(3 - q0, 8), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 3, 8);
+  /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
+  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(4 - q0, 8), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 4, 8);
+  /* filter column 5 exists in lanes j in [lo5, hi5): 0 <= q0 + j - 5 < OW */
+  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(5 - q0, 8), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 5, 8);
+  /* filter column 6 exists in lanes j in [lo6, hi6): 0 <= q0 + j - 6 < OW */
+  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(6 - q0, 8), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 6, 8);
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    const int ok1 = j >= lo1 && j < hi1;
+    const int ok2 = j >= lo2 && j < hi2;
+    const int ok3 = j >= lo3 && j < hi3;
+    const int ok4 = j >= lo4 && j < hi4;
+    const int ok5 = j >= lo5 && j < hi5;
+    const int ok6 = j >= lo6 && j < hi6;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[7] * g1_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g1_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[9] * g1_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[10] * g1_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[11] * g1_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[12] * g1_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[13] * g1_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[14] * g2_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[15] * g2_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g2_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[17] * g2_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[18] * g2_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[19] * g2_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[20] * g2_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[21] * g3_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[22] * g3_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g3_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[24] * g3_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[25] * g3_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[26] * g3_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[27] * g3_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[28] * g4_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[29] * g4_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[30] * g4_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g4_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[32] * g4_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[33] * g4_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[34] * g4_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[35] * g5_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[36] * g5_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[37] * g5_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g5_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[39] * g5_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[40] * g5_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[41] * g5_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[42] * g6_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[43] * g6_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[44] * g6_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[45] * g6_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g6_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[47] * g6_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[48] * g6_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* A whole row (W >= 8, pad_left >= 0) whose filter rows all exist, in
+   blocks of 8 outputs: masked blocks over the border columns [0, xl) and
+   [xr, W), plain blocks in between. The last masked block of a side may
+   overlap the block before it: it recomputes those outputs with the same
+   taps in the same order, so it rewrites the same values. */
+/* As mb, for the block at column x0 of every row, with its lane masks
+   precomputed: filter column fx exists in lane j iff m[fx*8 + j]. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mk0_8(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, const float *restrict f,
+                                     int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    const int ok1 = mk[8 + j] != 0;
+    const int ok2 = mk[16 + j] != 0;
+    const int ok3 = mk[24 + j] != 0;
+    const int ok4 = mk[32 + j] != 0;
+    const int ok5 = mk[40 + j] != 0;
+    const int ok6 = mk[48 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[7] * g1_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g1_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[9] * g1_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[10] * g1_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[11] * g1_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[12] * g1_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[13] * g1_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[14] * g2_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[15] * g2_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g2_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[17] * g2_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[18] * g2_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[19] * g2_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[20] * g2_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[21] * g3_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[22] * g3_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g3_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[24] * g3_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[25] * g3_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[26] * g3_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[27] * g3_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[28] * g4_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[29] * g4_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[30] * g4_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g4_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[32] * g4_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[33] * g4_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[34] * g4_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[35] * g5_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[36] * g5_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[37] * g5_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g5_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[39] * g5_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[40] * g5_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[41] * g5_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[42] * g6_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[43] * g6_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[44] * g6_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[45] * g6_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g6_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[47] * g6_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[48] * g6_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_row0_8(float *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, const float *g5_0, const float *g6_0, const float *f, int64_t W, int64_t OW,
+                                      int64_t PL, int64_t xl, int64_t xr, const int *mL, const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mk0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, PL, PL, mL);
+    x = 8;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 8 ? x : W - 8;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mb0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, xb + PL, OW, PL);
+    x = xb + 8;
+  }
+  for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fb0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, x + PL, PL);
+  if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mk0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, W - 8 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 8 ? x : W - 8;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mb0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, xb + PL, OW, PL);
+    x = xb + 8;
+  }
+}
+
+/* Every filter row exists; 4 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_0[q - 1];
+    s += f[2] * g0_0[q - 2];
+    s += f[3] * g0_0[q - 3];
+    s += f[4] * g0_0[q - 4];
+    s += f[5] * g0_0[q - 5];
+    s += f[6] * g0_0[q - 6];
+    s += f[7] * g1_0[q];
+    s += f[8] * g1_0[q - 1];
+    s += f[9] * g1_0[q - 2];
+    s += f[10] * g1_0[q - 3];
+    s += f[11] * g1_0[q - 4];
+    s += f[12] * g1_0[q - 5];
+    s += f[13] * g1_0[q - 6];
+    s += f[14] * g2_0[q];
+    s += f[15] * g2_0[q - 1];
+    s += f[16] * g2_0[q - 2];
+    s += f[17] * g2_0[q - 3];
+    s += f[18] * g2_0[q - 4];
+    s += f[19] * g2_0[q - 5];
+    s += f[20] * g2_0[q - 6];
+    s += f[21] * g3_0[q];
+    s += f[22] * g3_0[q - 1];
+    s += f[23] * g3_0[q - 2];
+    s += f[24] * g3_0[q - 3];
+    s += f[25] * g3_0[q - 4];
+    s += f[26] * g3_0[q - 5];
+    s += f[27] * g3_0[q - 6];
+    s += f[28] * g4_0[q];
+    s += f[29] * g4_0[q - 1];
+    s += f[30] * g4_0[q - 2];
+    s += f[31] * g4_0[q - 3];
+    s += f[32] * g4_0[q - 4];
+    s += f[33] * g4_0[q - 5];
+    s += f[34] * g4_0[q - 6];
+    s += f[35] * g5_0[q];
+    s += f[36] * g5_0[q - 1];
+    s += f[37] * g5_0[q - 2];
+    s += f[38] * g5_0[q - 3];
+    s += f[39] * g5_0[q - 4];
+    s += f[40] * g5_0[q - 5];
+    s += f[41] * g5_0[q - 6];
+    s += f[42] * g6_0[q];
+    s += f[43] * g6_0[q - 1];
+    s += f[44] * g6_0[q - 2];
+    s += f[45] * g6_0[q - 3];
+    s += f[46] * g6_0[q - 4];
+    s += f[47] * g6_0[q - 5];
+    s += f[48] * g6_0[q - 6];
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* Every filter row exists; 4 outputs from column q0 - PL, each filter
+   column counted only where it exists (a missing tap adds +0, which leaves
+   the sum unchanged: a sum that starts at +0 is never -0). The ring pads
+   make every load valid. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, const float *restrict f,
+                                 int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 0, 4);
+  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
+  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(1 - q0, 4), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 1, 4);
+  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
+  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(2 - q0, 4), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 2, 4);
+  /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
+  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(3 - q0, 4), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 3, 4);
+  /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
+  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(4 - q0, 4), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 4, 4);
+  /* filter column 5 exists in lanes j in [lo5, hi5): 0 <= q0 + j - 5 < OW */
+  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(5 - q0, 4), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 5, 4);
+  /* filter column 6 exists in lanes j in [lo6, hi6): 0 <= q0 + j - 6 < OW */
+  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(6 - q0, 4), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_clampb(OW - q0 + 6, 4);
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    const int ok1 = j >= lo1 && j < hi1;
+    const int ok2 = j >= lo2 && j < hi2;
+    const int ok3 = j >= lo3 && j < hi3;
+    const int ok4 = j >= lo4 && j < hi4;
+    const int ok5 = j >= lo5 && j < hi5;
+    const int ok6 = j >= lo6 && j < hi6;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[7] * g1_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g1_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[9] * g1_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[10] * g1_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[11] * g1_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[12] * g1_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[13] * g1_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[14] * g2_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[15] * g2_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g2_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[17] * g2_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[18] * g2_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[19] * g2_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[20] * g2_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[21] * g3_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[22] * g3_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g3_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[24] * g3_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[25] * g3_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[26] * g3_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[27] * g3_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[28] * g4_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[29] * g4_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[30] * g4_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g4_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[32] * g4_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[33] * g4_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[34] * g4_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[35] * g5_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[36] * g5_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[37] * g5_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g5_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[39] * g5_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[40] * g5_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[41] * g5_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[42] * g6_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[43] * g6_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[44] * g6_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[45] * g6_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g6_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[47] * g6_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[48] * g6_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* A whole row (W >= 4, pad_left >= 0) whose filter rows all exist, in
+   blocks of 4 outputs: masked blocks over the border columns [0, xl) and
+   [xr, W), plain blocks in between. The last masked block of a side may
+   overlap the block before it: it recomputes those outputs with the same
+   taps in the same order, so it rewrites the same values. */
+/* As mb, for the block at column x0 of every row, with its lane masks
+   precomputed: filter column fx exists in lane j iff m[fx*4 + j]. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mk0_4(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, const float *restrict f,
+                                     int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    const int ok1 = mk[4 + j] != 0;
+    const int ok2 = mk[8 + j] != 0;
+    const int ok3 = mk[12 + j] != 0;
+    const int ok4 = mk[16 + j] != 0;
+    const int ok5 = mk[20 + j] != 0;
+    const int ok6 = mk[24 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[7] * g1_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g1_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[9] * g1_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[10] * g1_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[11] * g1_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[12] * g1_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[13] * g1_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[14] * g2_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[15] * g2_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g2_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[17] * g2_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[18] * g2_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[19] * g2_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[20] * g2_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[21] * g3_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[22] * g3_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g3_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[24] * g3_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[25] * g3_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[26] * g3_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[27] * g3_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[28] * g4_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[29] * g4_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[30] * g4_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g4_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[32] * g4_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[33] * g4_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[34] * g4_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[35] * g5_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[36] * g5_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[37] * g5_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g5_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[39] * g5_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[40] * g5_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[41] * g5_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    {
+      const float p = f[42] * g6_0[q];
+      s += ok0 ? p : 0;
+    }
+    {
+      const float p = f[43] * g6_0[q - 1];
+      s += ok1 ? p : 0;
+    }
+    {
+      const float p = f[44] * g6_0[q - 2];
+      s += ok2 ? p : 0;
+    }
+    {
+      const float p = f[45] * g6_0[q - 3];
+      s += ok3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g6_0[q - 4];
+      s += ok4 ? p : 0;
+    }
+    {
+      const float p = f[47] * g6_0[q - 5];
+      s += ok5 ? p : 0;
+    }
+    {
+      const float p = f[48] * g6_0[q - 6];
+      s += ok6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_row0_4(float *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, const float *g5_0, const float *g6_0, const float *f, int64_t W, int64_t OW,
+                                      int64_t PL, int64_t xl, int64_t xr, const int *mL, const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, PL, PL, mL);
+    x = 4;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 4 ? x : W - 4;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, xb + PL, OW, PL);
+    x = xb + 4;
+  }
+  for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, x + PL, PL);
+  if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, W - 4 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 4 ? x : W - 4;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, f, xb + PL, OW, PL);
+    x = xb + 4;
   }
 }
 
@@ -521,9 +1721,54 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
   int64_t qlo = -kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivw(-PL), qhi = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[49]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*7 + fx)*1 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
+  /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
+     block <= W): filter column fx exists in lane j iff 0 <= q0 + j - fx*1 < OW */
+  int mL[56], mR[56];
+  {
+    int64_t B = 0, j;
+    if (W >= 4) B = 4;
+    if (W >= 8) B = 8;
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
+      mL[0 * B + j] = l >= 0 && l < OW;
+      mR[0 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
+      mL[1 * B + j] = l >= 0 && l < OW;
+      mR[1 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
+      mL[2 * B + j] = l >= 0 && l < OW;
+      mR[2 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 3, r = W - B + PL + j - 3;
+      mL[3 * B + j] = l >= 0 && l < OW;
+      mR[3 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 4, r = W - B + PL + j - 4;
+      mL[4 * B + j] = l >= 0 && l < OW;
+      mR[4 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 5, r = W - B + PL + j - 5;
+      mL[5 * B + j] = l >= 0 && l < OW;
+      mR[5 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 6, r = W - B + PL + j - 6;
+      mL[6 * B + j] = l >= 0 && l < OW;
+      mR[6 * B + j] = r >= 0 && r < OW;
+    }
+  }
   if (qlo < 6) qlo = 6;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
@@ -563,6 +1808,11 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
           const int v6 = oy6 >= 0 && oy6 < OH;
           const float *g6_0 = v6 ? gp + oy6 * OW : 0;
           int64_t q = qs;
+          if (v0 && v1 && v2 && v3 && v4 && v5 && v6 && PL >= 0 && W >= 4 && (g0_0 - dy) >= 6 && (g0_0 - dy) + W + PL <= ND && (g1_0 - dy) >= 6 && (g1_0 - dy) + W + PL <= ND && (g2_0 - dy) >= 6 && (g2_0 - dy) + W + PL <= ND && (g3_0 - dy) >= 6 && (g3_0 - dy) + W + PL <= ND && (g4_0 - dy) >= 6 && (g4_0 - dy) + W + PL <= ND && (g5_0 - dy) >= 6 && (g5_0 - dy) + W + PL <= ND && (g6_0 - dy) >= 6 && (g6_0 - dy) + W + PL <= ND) {
+            if (W >= 8) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_row0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            else if (W >= 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_row0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            continue;
+          }
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_bd0(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {

@@ -94,71 +94,142 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_in0(float *restrict d, con
   const float f6_5_1 = f[95];
   const float f6_6_0 = f[96];
   const float f6_6_1 = f[97];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f0_0_0 * kfi_ld_f32(g0_0[q]);
-      s += f0_0_1 * kfi_ld_f32(g0_1[q]);
-      s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
-      s += f0_2_1 * kfi_ld_f32(g0_1[q - 1]);
-      s += f0_4_0 * kfi_ld_f32(g0_0[q - 2]);
-      s += f0_4_1 * kfi_ld_f32(g0_1[q - 2]);
-      s += f0_6_0 * kfi_ld_f32(g0_0[q - 3]);
-      s += f0_6_1 * kfi_ld_f32(g0_1[q - 3]);
-      s += f2_0_0 * kfi_ld_f32(g2_0[q]);
-      s += f2_0_1 * kfi_ld_f32(g2_1[q]);
-      s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
-      s += f2_2_1 * kfi_ld_f32(g2_1[q - 1]);
-      s += f2_4_0 * kfi_ld_f32(g2_0[q - 2]);
-      s += f2_4_1 * kfi_ld_f32(g2_1[q - 2]);
-      s += f2_6_0 * kfi_ld_f32(g2_0[q - 3]);
-      s += f2_6_1 * kfi_ld_f32(g2_1[q - 3]);
-      s += f4_0_0 * kfi_ld_f32(g4_0[q]);
-      s += f4_0_1 * kfi_ld_f32(g4_1[q]);
-      s += f4_2_0 * kfi_ld_f32(g4_0[q - 1]);
-      s += f4_2_1 * kfi_ld_f32(g4_1[q - 1]);
-      s += f4_4_0 * kfi_ld_f32(g4_0[q - 2]);
-      s += f4_4_1 * kfi_ld_f32(g4_1[q - 2]);
-      s += f4_6_0 * kfi_ld_f32(g4_0[q - 3]);
-      s += f4_6_1 * kfi_ld_f32(g4_1[q - 3]);
-      s += f6_0_0 * kfi_ld_f32(g6_0[q]);
-      s += f6_0_1 * kfi_ld_f32(g6_1[q]);
-      s += f6_2_0 * kfi_ld_f32(g6_0[q - 1]);
-      s += f6_2_1 * kfi_ld_f32(g6_1[q - 1]);
-      s += f6_4_0 * kfi_ld_f32(g6_0[q - 2]);
-      s += f6_4_1 * kfi_ld_f32(g6_1[q - 2]);
-      s += f6_6_0 * kfi_ld_f32(g6_0[q - 3]);
-      s += f6_6_1 * kfi_ld_f32(g6_1[q - 3]);
-      d[q * 2 - PL] = kfi_st_f32(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q + j - 1]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f0_4_1 * kfi_ld_f32(g0_1[q + j - 2]);
+        s += f0_6_0 * kfi_ld_f32(g0_0[q + j - 3]);
+        s += f0_6_1 * kfi_ld_f32(g0_1[q + j - 3]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q + j]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q + j - 1]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f2_4_1 * kfi_ld_f32(g2_1[q + j - 2]);
+        s += f2_6_0 * kfi_ld_f32(g2_0[q + j - 3]);
+        s += f2_6_1 * kfi_ld_f32(g2_1[q + j - 3]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_0_1 * kfi_ld_f32(g4_1[q + j]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_2_1 * kfi_ld_f32(g4_1[q + j - 1]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        s += f4_4_1 * kfi_ld_f32(g4_1[q + j - 2]);
+        s += f4_6_0 * kfi_ld_f32(g4_0[q + j - 3]);
+        s += f4_6_1 * kfi_ld_f32(g4_1[q + j - 3]);
+        s += f6_0_0 * kfi_ld_f32(g6_0[q + j]);
+        s += f6_0_1 * kfi_ld_f32(g6_1[q + j]);
+        s += f6_2_0 * kfi_ld_f32(g6_0[q + j - 1]);
+        s += f6_2_1 * kfi_ld_f32(g6_1[q + j - 1]);
+        s += f6_4_0 * kfi_ld_f32(g6_0[q + j - 2]);
+        s += f6_4_1 * kfi_ld_f32(g6_1[q + j - 2]);
+        s += f6_6_0 * kfi_ld_f32(g6_0[q + j - 3]);
+        s += f6_6_1 * kfi_ld_f32(g6_1[q + j - 3]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_3_1 * kfi_ld_f32(g0_1[q + j - 1]);
+        s += f0_5_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f0_5_1 * kfi_ld_f32(g0_1[q + j - 2]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q + j]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_3_1 * kfi_ld_f32(g2_1[q + j - 1]);
+        s += f2_5_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f2_5_1 * kfi_ld_f32(g2_1[q + j - 2]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_1_1 * kfi_ld_f32(g4_1[q + j]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_3_1 * kfi_ld_f32(g4_1[q + j - 1]);
+        s += f4_5_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        s += f4_5_1 * kfi_ld_f32(g4_1[q + j - 2]);
+        s += f6_1_0 * kfi_ld_f32(g6_0[q + j]);
+        s += f6_1_1 * kfi_ld_f32(g6_1[q + j]);
+        s += f6_3_0 * kfi_ld_f32(g6_0[q + j - 1]);
+        s += f6_3_1 * kfi_ld_f32(g6_1[q + j - 1]);
+        s += f6_5_0 * kfi_ld_f32(g6_0[q + j - 2]);
+        s += f6_5_1 * kfi_ld_f32(g6_1[q + j - 2]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f0_1_0 * kfi_ld_f32(g0_0[q]);
-      s += f0_1_1 * kfi_ld_f32(g0_1[q]);
-      s += f0_3_0 * kfi_ld_f32(g0_0[q - 1]);
-      s += f0_3_1 * kfi_ld_f32(g0_1[q - 1]);
-      s += f0_5_0 * kfi_ld_f32(g0_0[q - 2]);
-      s += f0_5_1 * kfi_ld_f32(g0_1[q - 2]);
-      s += f2_1_0 * kfi_ld_f32(g2_0[q]);
-      s += f2_1_1 * kfi_ld_f32(g2_1[q]);
-      s += f2_3_0 * kfi_ld_f32(g2_0[q - 1]);
-      s += f2_3_1 * kfi_ld_f32(g2_1[q - 1]);
-      s += f2_5_0 * kfi_ld_f32(g2_0[q - 2]);
-      s += f2_5_1 * kfi_ld_f32(g2_1[q - 2]);
-      s += f4_1_0 * kfi_ld_f32(g4_0[q]);
-      s += f4_1_1 * kfi_ld_f32(g4_1[q]);
-      s += f4_3_0 * kfi_ld_f32(g4_0[q - 1]);
-      s += f4_3_1 * kfi_ld_f32(g4_1[q - 1]);
-      s += f4_5_0 * kfi_ld_f32(g4_0[q - 2]);
-      s += f4_5_1 * kfi_ld_f32(g4_1[q - 2]);
-      s += f6_1_0 * kfi_ld_f32(g6_0[q]);
-      s += f6_1_1 * kfi_ld_f32(g6_1[q]);
-      s += f6_3_0 * kfi_ld_f32(g6_0[q - 1]);
-      s += f6_3_1 * kfi_ld_f32(g6_1[q - 1]);
-      s += f6_5_0 * kfi_ld_f32(g6_0[q - 2]);
-      s += f6_5_1 * kfi_ld_f32(g6_1[q - 2]);
-      d[q * 2 + 1 - PL] = kfi_st_f32(s);
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q - 1]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q - 2]);
+        s += f0_4_1 * kfi_ld_f32(g0_1[q - 2]);
+        s += f0_6_0 * kfi_ld_f32(g0_0[q - 3]);
+        s += f0_6_1 * kfi_ld_f32(g0_1[q - 3]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q - 1]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q - 2]);
+        s += f2_4_1 * kfi_ld_f32(g2_1[q - 2]);
+        s += f2_6_0 * kfi_ld_f32(g2_0[q - 3]);
+        s += f2_6_1 * kfi_ld_f32(g2_1[q - 3]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q]);
+        s += f4_0_1 * kfi_ld_f32(g4_1[q]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q - 1]);
+        s += f4_2_1 * kfi_ld_f32(g4_1[q - 1]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q - 2]);
+        s += f4_4_1 * kfi_ld_f32(g4_1[q - 2]);
+        s += f4_6_0 * kfi_ld_f32(g4_0[q - 3]);
+        s += f4_6_1 * kfi_ld_f32(g4_1[q - 3]);
+        s += f6_0_0 * kfi_ld_f32(g6_0[q]);
+        s += f6_0_1 * kfi_ld_f32(g6_1[q]);
+        s += f6_2_0 * kfi_ld_f32(g6_0[q - 1]);
+        s += f6_2_1 * kfi_ld_f32(g6_1[q - 1]);
+        s += f6_4_0 * kfi_ld_f32(g6_0[q - 2]);
+        s += f6_4_1 * kfi_ld_f32(g6_1[q - 2]);
+        s += f6_6_0 * kfi_ld_f32(g6_0[q - 3]);
+        s += f6_6_1 * kfi_ld_f32(g6_1[q - 3]);
+        d[(q) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f0_1_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q - 1]);
+        s += f0_3_1 * kfi_ld_f32(g0_1[q - 1]);
+        s += f0_5_0 * kfi_ld_f32(g0_0[q - 2]);
+        s += f0_5_1 * kfi_ld_f32(g0_1[q - 2]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q - 1]);
+        s += f2_3_1 * kfi_ld_f32(g2_1[q - 1]);
+        s += f2_5_0 * kfi_ld_f32(g2_0[q - 2]);
+        s += f2_5_1 * kfi_ld_f32(g2_1[q - 2]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q]);
+        s += f4_1_1 * kfi_ld_f32(g4_1[q]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q - 1]);
+        s += f4_3_1 * kfi_ld_f32(g4_1[q - 1]);
+        s += f4_5_0 * kfi_ld_f32(g4_0[q - 2]);
+        s += f4_5_1 * kfi_ld_f32(g4_1[q - 2]);
+        s += f6_1_0 * kfi_ld_f32(g6_0[q]);
+        s += f6_1_1 * kfi_ld_f32(g6_1[q]);
+        s += f6_3_0 * kfi_ld_f32(g6_0[q - 1]);
+        s += f6_3_1 * kfi_ld_f32(g6_1[q - 1]);
+        s += f6_5_0 * kfi_ld_f32(g6_0[q - 2]);
+        s += f6_5_1 * kfi_ld_f32(g6_1[q - 2]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
   }
 }
@@ -185,7 +256,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc0(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f0_0_0 * kfi_ld_f32(g0_0[q]);
       s += f0_0_1 * kfi_ld_f32(g0_1[q]);
       s += f0_2_0 * kfi_ld_f32(g0_0[q - 1]);
@@ -194,17 +265,17 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc0(float *restrict r, co
       s += f0_4_1 * kfi_ld_f32(g0_1[q - 2]);
       s += f0_6_0 * kfi_ld_f32(g0_0[q - 3]);
       s += f0_6_1 * kfi_ld_f32(g0_1[q - 3]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f0_1_0 * kfi_ld_f32(g0_0[q]);
       s += f0_1_1 * kfi_ld_f32(g0_1[q]);
       s += f0_3_0 * kfi_ld_f32(g0_0[q - 1]);
       s += f0_3_1 * kfi_ld_f32(g0_1[q - 1]);
       s += f0_5_0 * kfi_ld_f32(g0_0[q - 2]);
       s += f0_5_1 * kfi_ld_f32(g0_1[q - 2]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -228,7 +299,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc2(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f2_0_0 * kfi_ld_f32(g2_0[q]);
       s += f2_0_1 * kfi_ld_f32(g2_1[q]);
       s += f2_2_0 * kfi_ld_f32(g2_0[q - 1]);
@@ -237,17 +308,17 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc2(float *restrict r, co
       s += f2_4_1 * kfi_ld_f32(g2_1[q - 2]);
       s += f2_6_0 * kfi_ld_f32(g2_0[q - 3]);
       s += f2_6_1 * kfi_ld_f32(g2_1[q - 3]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f2_1_0 * kfi_ld_f32(g2_0[q]);
       s += f2_1_1 * kfi_ld_f32(g2_1[q]);
       s += f2_3_0 * kfi_ld_f32(g2_0[q - 1]);
       s += f2_3_1 * kfi_ld_f32(g2_1[q - 1]);
       s += f2_5_0 * kfi_ld_f32(g2_0[q - 2]);
       s += f2_5_1 * kfi_ld_f32(g2_1[q - 2]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -271,7 +342,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc4(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f4_0_0 * kfi_ld_f32(g4_0[q]);
       s += f4_0_1 * kfi_ld_f32(g4_1[q]);
       s += f4_2_0 * kfi_ld_f32(g4_0[q - 1]);
@@ -280,17 +351,17 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc4(float *restrict r, co
       s += f4_4_1 * kfi_ld_f32(g4_1[q - 2]);
       s += f4_6_0 * kfi_ld_f32(g4_0[q - 3]);
       s += f4_6_1 * kfi_ld_f32(g4_1[q - 3]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f4_1_0 * kfi_ld_f32(g4_0[q]);
       s += f4_1_1 * kfi_ld_f32(g4_1[q]);
       s += f4_3_0 * kfi_ld_f32(g4_0[q - 1]);
       s += f4_3_1 * kfi_ld_f32(g4_1[q - 1]);
       s += f4_5_0 * kfi_ld_f32(g4_0[q - 2]);
       s += f4_5_1 * kfi_ld_f32(g4_1[q - 2]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -314,7 +385,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc6(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f6_0_0 * kfi_ld_f32(g6_0[q]);
       s += f6_0_1 * kfi_ld_f32(g6_1[q]);
       s += f6_2_0 * kfi_ld_f32(g6_0[q - 1]);
@@ -323,17 +394,17 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc6(float *restrict r, co
       s += f6_4_1 * kfi_ld_f32(g6_1[q - 2]);
       s += f6_6_0 * kfi_ld_f32(g6_0[q - 3]);
       s += f6_6_1 * kfi_ld_f32(g6_1[q - 3]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f6_1_0 * kfi_ld_f32(g6_0[q]);
       s += f6_1_1 * kfi_ld_f32(g6_1[q]);
       s += f6_3_0 * kfi_ld_f32(g6_0[q - 1]);
       s += f6_3_1 * kfi_ld_f32(g6_1[q - 1]);
       s += f6_5_0 * kfi_ld_f32(g6_0[q - 2]);
       s += f6_5_1 * kfi_ld_f32(g6_1[q - 2]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -345,7 +416,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_bd0(float *d, const float 
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -424,7 +495,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_bd0(float *d, const float 
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v0) {
@@ -536,57 +607,114 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_in1(float *restrict d, con
   const float f5_5_1 = f[81];
   const float f5_6_0 = f[82];
   const float f5_6_1 = f[83];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      float s = 0;
-      s += f1_0_0 * kfi_ld_f32(g1_0[q]);
-      s += f1_0_1 * kfi_ld_f32(g1_1[q]);
-      s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
-      s += f1_2_1 * kfi_ld_f32(g1_1[q - 1]);
-      s += f1_4_0 * kfi_ld_f32(g1_0[q - 2]);
-      s += f1_4_1 * kfi_ld_f32(g1_1[q - 2]);
-      s += f1_6_0 * kfi_ld_f32(g1_0[q - 3]);
-      s += f1_6_1 * kfi_ld_f32(g1_1[q - 3]);
-      s += f3_0_0 * kfi_ld_f32(g3_0[q]);
-      s += f3_0_1 * kfi_ld_f32(g3_1[q]);
-      s += f3_2_0 * kfi_ld_f32(g3_0[q - 1]);
-      s += f3_2_1 * kfi_ld_f32(g3_1[q - 1]);
-      s += f3_4_0 * kfi_ld_f32(g3_0[q - 2]);
-      s += f3_4_1 * kfi_ld_f32(g3_1[q - 2]);
-      s += f3_6_0 * kfi_ld_f32(g3_0[q - 3]);
-      s += f3_6_1 * kfi_ld_f32(g3_1[q - 3]);
-      s += f5_0_0 * kfi_ld_f32(g5_0[q]);
-      s += f5_0_1 * kfi_ld_f32(g5_1[q]);
-      s += f5_2_0 * kfi_ld_f32(g5_0[q - 1]);
-      s += f5_2_1 * kfi_ld_f32(g5_1[q - 1]);
-      s += f5_4_0 * kfi_ld_f32(g5_0[q - 2]);
-      s += f5_4_1 * kfi_ld_f32(g5_1[q - 2]);
-      s += f5_6_0 * kfi_ld_f32(g5_0[q - 3]);
-      s += f5_6_1 * kfi_ld_f32(g5_1[q - 3]);
-      d[q * 2 - PL] = kfi_st_f32(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q + j]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q + j - 1]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f1_4_1 * kfi_ld_f32(g1_1[q + j - 2]);
+        s += f1_6_0 * kfi_ld_f32(g1_0[q + j - 3]);
+        s += f1_6_1 * kfi_ld_f32(g1_1[q + j - 3]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_0_1 * kfi_ld_f32(g3_1[q + j]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_2_1 * kfi_ld_f32(g3_1[q + j - 1]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        s += f3_4_1 * kfi_ld_f32(g3_1[q + j - 2]);
+        s += f3_6_0 * kfi_ld_f32(g3_0[q + j - 3]);
+        s += f3_6_1 * kfi_ld_f32(g3_1[q + j - 3]);
+        s += f5_0_0 * kfi_ld_f32(g5_0[q + j]);
+        s += f5_0_1 * kfi_ld_f32(g5_1[q + j]);
+        s += f5_2_0 * kfi_ld_f32(g5_0[q + j - 1]);
+        s += f5_2_1 * kfi_ld_f32(g5_1[q + j - 1]);
+        s += f5_4_0 * kfi_ld_f32(g5_0[q + j - 2]);
+        s += f5_4_1 * kfi_ld_f32(g5_1[q + j - 2]);
+        s += f5_6_0 * kfi_ld_f32(g5_0[q + j - 3]);
+        s += f5_6_1 * kfi_ld_f32(g5_1[q + j - 3]);
+        d[(q + j) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q + j]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_3_1 * kfi_ld_f32(g1_1[q + j - 1]);
+        s += f1_5_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f1_5_1 * kfi_ld_f32(g1_1[q + j - 2]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_1_1 * kfi_ld_f32(g3_1[q + j]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_3_1 * kfi_ld_f32(g3_1[q + j - 1]);
+        s += f3_5_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        s += f3_5_1 * kfi_ld_f32(g3_1[q + j - 2]);
+        s += f5_1_0 * kfi_ld_f32(g5_0[q + j]);
+        s += f5_1_1 * kfi_ld_f32(g5_1[q + j]);
+        s += f5_3_0 * kfi_ld_f32(g5_0[q + j - 1]);
+        s += f5_3_1 * kfi_ld_f32(g5_1[q + j - 1]);
+        s += f5_5_0 * kfi_ld_f32(g5_0[q + j - 2]);
+        s += f5_5_1 * kfi_ld_f32(g5_1[q + j - 2]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      float s = 0;
-      s += f1_1_0 * kfi_ld_f32(g1_0[q]);
-      s += f1_1_1 * kfi_ld_f32(g1_1[q]);
-      s += f1_3_0 * kfi_ld_f32(g1_0[q - 1]);
-      s += f1_3_1 * kfi_ld_f32(g1_1[q - 1]);
-      s += f1_5_0 * kfi_ld_f32(g1_0[q - 2]);
-      s += f1_5_1 * kfi_ld_f32(g1_1[q - 2]);
-      s += f3_1_0 * kfi_ld_f32(g3_0[q]);
-      s += f3_1_1 * kfi_ld_f32(g3_1[q]);
-      s += f3_3_0 * kfi_ld_f32(g3_0[q - 1]);
-      s += f3_3_1 * kfi_ld_f32(g3_1[q - 1]);
-      s += f3_5_0 * kfi_ld_f32(g3_0[q - 2]);
-      s += f3_5_1 * kfi_ld_f32(g3_1[q - 2]);
-      s += f5_1_0 * kfi_ld_f32(g5_0[q]);
-      s += f5_1_1 * kfi_ld_f32(g5_1[q]);
-      s += f5_3_0 * kfi_ld_f32(g5_0[q - 1]);
-      s += f5_3_1 * kfi_ld_f32(g5_1[q - 1]);
-      s += f5_5_0 * kfi_ld_f32(g5_0[q - 2]);
-      s += f5_5_1 * kfi_ld_f32(g5_1[q - 2]);
-      d[q * 2 + 1 - PL] = kfi_st_f32(s);
+      {
+        float s = 0;
+        s += f1_0_0 * kfi_ld_f32(g1_0[q]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q - 1]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q - 2]);
+        s += f1_4_1 * kfi_ld_f32(g1_1[q - 2]);
+        s += f1_6_0 * kfi_ld_f32(g1_0[q - 3]);
+        s += f1_6_1 * kfi_ld_f32(g1_1[q - 3]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q]);
+        s += f3_0_1 * kfi_ld_f32(g3_1[q]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q - 1]);
+        s += f3_2_1 * kfi_ld_f32(g3_1[q - 1]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q - 2]);
+        s += f3_4_1 * kfi_ld_f32(g3_1[q - 2]);
+        s += f3_6_0 * kfi_ld_f32(g3_0[q - 3]);
+        s += f3_6_1 * kfi_ld_f32(g3_1[q - 3]);
+        s += f5_0_0 * kfi_ld_f32(g5_0[q]);
+        s += f5_0_1 * kfi_ld_f32(g5_1[q]);
+        s += f5_2_0 * kfi_ld_f32(g5_0[q - 1]);
+        s += f5_2_1 * kfi_ld_f32(g5_1[q - 1]);
+        s += f5_4_0 * kfi_ld_f32(g5_0[q - 2]);
+        s += f5_4_1 * kfi_ld_f32(g5_1[q - 2]);
+        s += f5_6_0 * kfi_ld_f32(g5_0[q - 3]);
+        s += f5_6_1 * kfi_ld_f32(g5_1[q - 3]);
+        d[(q) * 2 - PL] = kfi_st_f32(s);
+      }
+      {
+        float s = 0;
+        s += f1_1_0 * kfi_ld_f32(g1_0[q]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q - 1]);
+        s += f1_3_1 * kfi_ld_f32(g1_1[q - 1]);
+        s += f1_5_0 * kfi_ld_f32(g1_0[q - 2]);
+        s += f1_5_1 * kfi_ld_f32(g1_1[q - 2]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q]);
+        s += f3_1_1 * kfi_ld_f32(g3_1[q]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q - 1]);
+        s += f3_3_1 * kfi_ld_f32(g3_1[q - 1]);
+        s += f3_5_0 * kfi_ld_f32(g3_0[q - 2]);
+        s += f3_5_1 * kfi_ld_f32(g3_1[q - 2]);
+        s += f5_1_0 * kfi_ld_f32(g5_0[q]);
+        s += f5_1_1 * kfi_ld_f32(g5_1[q]);
+        s += f5_3_0 * kfi_ld_f32(g5_0[q - 1]);
+        s += f5_3_1 * kfi_ld_f32(g5_1[q - 1]);
+        s += f5_5_0 * kfi_ld_f32(g5_0[q - 2]);
+        s += f5_5_1 * kfi_ld_f32(g5_1[q - 2]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f32(s);
+      }
     }
   }
 }
@@ -613,7 +741,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc1(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f1_0_0 * kfi_ld_f32(g1_0[q]);
       s += f1_0_1 * kfi_ld_f32(g1_1[q]);
       s += f1_2_0 * kfi_ld_f32(g1_0[q - 1]);
@@ -622,17 +750,17 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc1(float *restrict r, co
       s += f1_4_1 * kfi_ld_f32(g1_1[q - 2]);
       s += f1_6_0 * kfi_ld_f32(g1_0[q - 3]);
       s += f1_6_1 * kfi_ld_f32(g1_1[q - 3]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f1_1_0 * kfi_ld_f32(g1_0[q]);
       s += f1_1_1 * kfi_ld_f32(g1_1[q]);
       s += f1_3_0 * kfi_ld_f32(g1_0[q - 1]);
       s += f1_3_1 * kfi_ld_f32(g1_1[q - 1]);
       s += f1_5_0 * kfi_ld_f32(g1_0[q - 2]);
       s += f1_5_1 * kfi_ld_f32(g1_1[q - 2]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -656,7 +784,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc3(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f3_0_0 * kfi_ld_f32(g3_0[q]);
       s += f3_0_1 * kfi_ld_f32(g3_1[q]);
       s += f3_2_0 * kfi_ld_f32(g3_0[q - 1]);
@@ -665,17 +793,17 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc3(float *restrict r, co
       s += f3_4_1 * kfi_ld_f32(g3_1[q - 2]);
       s += f3_6_0 * kfi_ld_f32(g3_0[q - 3]);
       s += f3_6_1 * kfi_ld_f32(g3_1[q - 3]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f3_1_0 * kfi_ld_f32(g3_0[q]);
       s += f3_1_1 * kfi_ld_f32(g3_1[q]);
       s += f3_3_0 * kfi_ld_f32(g3_0[q - 1]);
       s += f3_3_1 * kfi_ld_f32(g3_1[q - 1]);
       s += f3_5_0 * kfi_ld_f32(g3_0[q - 2]);
       s += f3_5_1 * kfi_ld_f32(g3_1[q - 2]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -699,7 +827,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc5(float *restrict r, co
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      float s = r[q * 2 - PL];
+      float s = r[(q) * 2 - PL];
       s += f5_0_0 * kfi_ld_f32(g5_0[q]);
       s += f5_0_1 * kfi_ld_f32(g5_1[q]);
       s += f5_2_0 * kfi_ld_f32(g5_0[q - 1]);
@@ -708,17 +836,17 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_acc5(float *restrict r, co
       s += f5_4_1 * kfi_ld_f32(g5_1[q - 2]);
       s += f5_6_0 * kfi_ld_f32(g5_0[q - 3]);
       s += f5_6_1 * kfi_ld_f32(g5_1[q - 3]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      float s = r[q * 2 + 1 - PL];
+      float s = r[(q) * 2 + 1 - PL];
       s += f5_1_0 * kfi_ld_f32(g5_0[q]);
       s += f5_1_1 * kfi_ld_f32(g5_1[q]);
       s += f5_3_0 * kfi_ld_f32(g5_0[q - 1]);
       s += f5_3_1 * kfi_ld_f32(g5_1[q - 1]);
       s += f5_5_0 * kfi_ld_f32(g5_0[q - 2]);
       s += f5_5_1 * kfi_ld_f32(g5_1[q - 2]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -730,7 +858,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_bd1(float *d, const float 
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -791,7 +919,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_bd1(float *d, const float 
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       float s = 0;
       if (v1) {
@@ -854,9 +982,11 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
   int64_t qlo = -kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_fdivw(-PL), qhi = kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[98]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*7 + fx)*2 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
   if (qlo < 3) qlo = 3;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {

@@ -50,27 +50,54 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_in0(double *restrict d, co
   const double f2_1_1 = f[15];
   const double f2_2_0 = f[16];
   const double f2_2_1 = f[17];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      double s = 0;
-      s += f0_0_0 * kfi_ld_f64(g0_0[q]);
-      s += f0_0_1 * kfi_ld_f64(g0_1[q]);
-      s += f0_2_0 * kfi_ld_f64(g0_0[q - 1]);
-      s += f0_2_1 * kfi_ld_f64(g0_1[q - 1]);
-      s += f2_0_0 * kfi_ld_f64(g2_0[q]);
-      s += f2_0_1 * kfi_ld_f64(g2_1[q]);
-      s += f2_2_0 * kfi_ld_f64(g2_0[q - 1]);
-      s += f2_2_1 * kfi_ld_f64(g2_1[q - 1]);
-      d[q * 2 - PL] = kfi_st_f64(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 2; j++) {
+      {
+        double s = 0;
+        s += f0_0_0 * kfi_ld_f64(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f64(g0_1[q + j]);
+        s += f0_2_0 * kfi_ld_f64(g0_0[q + j - 1]);
+        s += f0_2_1 * kfi_ld_f64(g0_1[q + j - 1]);
+        s += f2_0_0 * kfi_ld_f64(g2_0[q + j]);
+        s += f2_0_1 * kfi_ld_f64(g2_1[q + j]);
+        s += f2_2_0 * kfi_ld_f64(g2_0[q + j - 1]);
+        s += f2_2_1 * kfi_ld_f64(g2_1[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f0_1_0 * kfi_ld_f64(g0_0[q + j]);
+        s += f0_1_1 * kfi_ld_f64(g0_1[q + j]);
+        s += f2_1_0 * kfi_ld_f64(g2_0[q + j]);
+        s += f2_1_1 * kfi_ld_f64(g2_1[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      double s = 0;
-      s += f0_1_0 * kfi_ld_f64(g0_0[q]);
-      s += f0_1_1 * kfi_ld_f64(g0_1[q]);
-      s += f2_1_0 * kfi_ld_f64(g2_0[q]);
-      s += f2_1_1 * kfi_ld_f64(g2_1[q]);
-      d[q * 2 + 1 - PL] = kfi_st_f64(s);
+      {
+        double s = 0;
+        s += f0_0_0 * kfi_ld_f64(g0_0[q]);
+        s += f0_0_1 * kfi_ld_f64(g0_1[q]);
+        s += f0_2_0 * kfi_ld_f64(g0_0[q - 1]);
+        s += f0_2_1 * kfi_ld_f64(g0_1[q - 1]);
+        s += f2_0_0 * kfi_ld_f64(g2_0[q]);
+        s += f2_0_1 * kfi_ld_f64(g2_1[q]);
+        s += f2_2_0 * kfi_ld_f64(g2_0[q - 1]);
+        s += f2_2_1 * kfi_ld_f64(g2_1[q - 1]);
+        d[(q) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f0_1_0 * kfi_ld_f64(g0_0[q]);
+        s += f0_1_1 * kfi_ld_f64(g0_1[q]);
+        s += f2_1_0 * kfi_ld_f64(g2_0[q]);
+        s += f2_1_1 * kfi_ld_f64(g2_1[q]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
   }
 }
@@ -89,18 +116,18 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_acc0(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f0_0_0 * kfi_ld_f64(g0_0[q]);
       s += f0_0_1 * kfi_ld_f64(g0_1[q]);
       s += f0_2_0 * kfi_ld_f64(g0_0[q - 1]);
       s += f0_2_1 * kfi_ld_f64(g0_1[q - 1]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f0_1_0 * kfi_ld_f64(g0_0[q]);
       s += f0_1_1 * kfi_ld_f64(g0_1[q]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -116,18 +143,18 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_acc2(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f2_0_0 * kfi_ld_f64(g2_0[q]);
       s += f2_0_1 * kfi_ld_f64(g2_1[q]);
       s += f2_2_0 * kfi_ld_f64(g2_0[q - 1]);
       s += f2_2_1 * kfi_ld_f64(g2_1[q - 1]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f2_1_0 * kfi_ld_f64(g2_0[q]);
       s += f2_1_1 * kfi_ld_f64(g2_1[q]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -139,7 +166,7 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_bd0(double *d, const doubl
                          const double *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v0) {
@@ -166,7 +193,7 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_bd0(double *d, const doubl
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v0) {
@@ -198,21 +225,42 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_in1(double *restrict d, co
   const double f1_1_1 = f[9];
   const double f1_2_0 = f[10];
   const double f1_2_1 = f[11];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      double s = 0;
-      s += f1_0_0 * kfi_ld_f64(g1_0[q]);
-      s += f1_0_1 * kfi_ld_f64(g1_1[q]);
-      s += f1_2_0 * kfi_ld_f64(g1_0[q - 1]);
-      s += f1_2_1 * kfi_ld_f64(g1_1[q - 1]);
-      d[q * 2 - PL] = kfi_st_f64(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 2; j++) {
+      {
+        double s = 0;
+        s += f1_0_0 * kfi_ld_f64(g1_0[q + j]);
+        s += f1_0_1 * kfi_ld_f64(g1_1[q + j]);
+        s += f1_2_0 * kfi_ld_f64(g1_0[q + j - 1]);
+        s += f1_2_1 * kfi_ld_f64(g1_1[q + j - 1]);
+        d[(q + j) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f1_1_0 * kfi_ld_f64(g1_0[q + j]);
+        s += f1_1_1 * kfi_ld_f64(g1_1[q + j]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      double s = 0;
-      s += f1_1_0 * kfi_ld_f64(g1_0[q]);
-      s += f1_1_1 * kfi_ld_f64(g1_1[q]);
-      d[q * 2 + 1 - PL] = kfi_st_f64(s);
+      {
+        double s = 0;
+        s += f1_0_0 * kfi_ld_f64(g1_0[q]);
+        s += f1_0_1 * kfi_ld_f64(g1_1[q]);
+        s += f1_2_0 * kfi_ld_f64(g1_0[q - 1]);
+        s += f1_2_1 * kfi_ld_f64(g1_1[q - 1]);
+        d[(q) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f1_1_0 * kfi_ld_f64(g1_0[q]);
+        s += f1_1_1 * kfi_ld_f64(g1_1[q]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
   }
 }
@@ -231,18 +279,18 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_acc1(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f1_0_0 * kfi_ld_f64(g1_0[q]);
       s += f1_0_1 * kfi_ld_f64(g1_1[q]);
       s += f1_2_0 * kfi_ld_f64(g1_0[q - 1]);
       s += f1_2_1 * kfi_ld_f64(g1_1[q - 1]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f1_1_0 * kfi_ld_f64(g1_0[q]);
       s += f1_1_1 * kfi_ld_f64(g1_1[q]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -254,7 +302,7 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_bd1(double *d, const doubl
                          const double *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v1) {
@@ -271,7 +319,7 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_bd1(double *d, const doubl
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v1) {
@@ -298,9 +346,11 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
   int64_t qlo = -kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_fdivw(-PL), qhi = kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   double fl[18]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*3 + fx)*2 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
   if (qlo < 1) qlo = 1;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {

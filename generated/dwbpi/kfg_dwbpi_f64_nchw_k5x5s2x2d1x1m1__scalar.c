@@ -53,30 +53,60 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_in0(double *restrict d, co
   const double f4_2_0 = f[22];
   const double f4_3_0 = f[23];
   const double f4_4_0 = f[24];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      double s = 0;
-      s += f0_0_0 * kfi_ld_f64(g0_0[q]);
-      s += f0_2_0 * kfi_ld_f64(g0_0[q - 1]);
-      s += f0_4_0 * kfi_ld_f64(g0_0[q - 2]);
-      s += f2_0_0 * kfi_ld_f64(g2_0[q]);
-      s += f2_2_0 * kfi_ld_f64(g2_0[q - 1]);
-      s += f2_4_0 * kfi_ld_f64(g2_0[q - 2]);
-      s += f4_0_0 * kfi_ld_f64(g4_0[q]);
-      s += f4_2_0 * kfi_ld_f64(g4_0[q - 1]);
-      s += f4_4_0 * kfi_ld_f64(g4_0[q - 2]);
-      d[q * 2 - PL] = kfi_st_f64(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 2; j++) {
+      {
+        double s = 0;
+        s += f0_0_0 * kfi_ld_f64(g0_0[q + j]);
+        s += f0_2_0 * kfi_ld_f64(g0_0[q + j - 1]);
+        s += f0_4_0 * kfi_ld_f64(g0_0[q + j - 2]);
+        s += f2_0_0 * kfi_ld_f64(g2_0[q + j]);
+        s += f2_2_0 * kfi_ld_f64(g2_0[q + j - 1]);
+        s += f2_4_0 * kfi_ld_f64(g2_0[q + j - 2]);
+        s += f4_0_0 * kfi_ld_f64(g4_0[q + j]);
+        s += f4_2_0 * kfi_ld_f64(g4_0[q + j - 1]);
+        s += f4_4_0 * kfi_ld_f64(g4_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f0_1_0 * kfi_ld_f64(g0_0[q + j]);
+        s += f0_3_0 * kfi_ld_f64(g0_0[q + j - 1]);
+        s += f2_1_0 * kfi_ld_f64(g2_0[q + j]);
+        s += f2_3_0 * kfi_ld_f64(g2_0[q + j - 1]);
+        s += f4_1_0 * kfi_ld_f64(g4_0[q + j]);
+        s += f4_3_0 * kfi_ld_f64(g4_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      double s = 0;
-      s += f0_1_0 * kfi_ld_f64(g0_0[q]);
-      s += f0_3_0 * kfi_ld_f64(g0_0[q - 1]);
-      s += f2_1_0 * kfi_ld_f64(g2_0[q]);
-      s += f2_3_0 * kfi_ld_f64(g2_0[q - 1]);
-      s += f4_1_0 * kfi_ld_f64(g4_0[q]);
-      s += f4_3_0 * kfi_ld_f64(g4_0[q - 1]);
-      d[q * 2 + 1 - PL] = kfi_st_f64(s);
+      {
+        double s = 0;
+        s += f0_0_0 * kfi_ld_f64(g0_0[q]);
+        s += f0_2_0 * kfi_ld_f64(g0_0[q - 1]);
+        s += f0_4_0 * kfi_ld_f64(g0_0[q - 2]);
+        s += f2_0_0 * kfi_ld_f64(g2_0[q]);
+        s += f2_2_0 * kfi_ld_f64(g2_0[q - 1]);
+        s += f2_4_0 * kfi_ld_f64(g2_0[q - 2]);
+        s += f4_0_0 * kfi_ld_f64(g4_0[q]);
+        s += f4_2_0 * kfi_ld_f64(g4_0[q - 1]);
+        s += f4_4_0 * kfi_ld_f64(g4_0[q - 2]);
+        d[(q) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f0_1_0 * kfi_ld_f64(g0_0[q]);
+        s += f0_3_0 * kfi_ld_f64(g0_0[q - 1]);
+        s += f2_1_0 * kfi_ld_f64(g2_0[q]);
+        s += f2_3_0 * kfi_ld_f64(g2_0[q - 1]);
+        s += f4_1_0 * kfi_ld_f64(g4_0[q]);
+        s += f4_3_0 * kfi_ld_f64(g4_0[q - 1]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
   }
 }
@@ -94,17 +124,17 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_acc0(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f0_0_0 * kfi_ld_f64(g0_0[q]);
       s += f0_2_0 * kfi_ld_f64(g0_0[q - 1]);
       s += f0_4_0 * kfi_ld_f64(g0_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f0_1_0 * kfi_ld_f64(g0_0[q]);
       s += f0_3_0 * kfi_ld_f64(g0_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -119,17 +149,17 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_acc2(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f2_0_0 * kfi_ld_f64(g2_0[q]);
       s += f2_2_0 * kfi_ld_f64(g2_0[q - 1]);
       s += f2_4_0 * kfi_ld_f64(g2_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f2_1_0 * kfi_ld_f64(g2_0[q]);
       s += f2_3_0 * kfi_ld_f64(g2_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -144,17 +174,17 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_acc4(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f4_0_0 * kfi_ld_f64(g4_0[q]);
       s += f4_2_0 * kfi_ld_f64(g4_0[q - 1]);
       s += f4_4_0 * kfi_ld_f64(g4_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f4_1_0 * kfi_ld_f64(g4_0[q]);
       s += f4_3_0 * kfi_ld_f64(g4_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -166,7 +196,7 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_bd0(double *d, const doubl
                          const double *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v0) {
@@ -206,7 +236,7 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_bd0(double *d, const doubl
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v0) {
@@ -254,25 +284,50 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_in1(double *restrict d, co
   const double f3_2_0 = f[17];
   const double f3_3_0 = f[18];
   const double f3_4_0 = f[19];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      double s = 0;
-      s += f1_0_0 * kfi_ld_f64(g1_0[q]);
-      s += f1_2_0 * kfi_ld_f64(g1_0[q - 1]);
-      s += f1_4_0 * kfi_ld_f64(g1_0[q - 2]);
-      s += f3_0_0 * kfi_ld_f64(g3_0[q]);
-      s += f3_2_0 * kfi_ld_f64(g3_0[q - 1]);
-      s += f3_4_0 * kfi_ld_f64(g3_0[q - 2]);
-      d[q * 2 - PL] = kfi_st_f64(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 2; j++) {
+      {
+        double s = 0;
+        s += f1_0_0 * kfi_ld_f64(g1_0[q + j]);
+        s += f1_2_0 * kfi_ld_f64(g1_0[q + j - 1]);
+        s += f1_4_0 * kfi_ld_f64(g1_0[q + j - 2]);
+        s += f3_0_0 * kfi_ld_f64(g3_0[q + j]);
+        s += f3_2_0 * kfi_ld_f64(g3_0[q + j - 1]);
+        s += f3_4_0 * kfi_ld_f64(g3_0[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f1_1_0 * kfi_ld_f64(g1_0[q + j]);
+        s += f1_3_0 * kfi_ld_f64(g1_0[q + j - 1]);
+        s += f3_1_0 * kfi_ld_f64(g3_0[q + j]);
+        s += f3_3_0 * kfi_ld_f64(g3_0[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      double s = 0;
-      s += f1_1_0 * kfi_ld_f64(g1_0[q]);
-      s += f1_3_0 * kfi_ld_f64(g1_0[q - 1]);
-      s += f3_1_0 * kfi_ld_f64(g3_0[q]);
-      s += f3_3_0 * kfi_ld_f64(g3_0[q - 1]);
-      d[q * 2 + 1 - PL] = kfi_st_f64(s);
+      {
+        double s = 0;
+        s += f1_0_0 * kfi_ld_f64(g1_0[q]);
+        s += f1_2_0 * kfi_ld_f64(g1_0[q - 1]);
+        s += f1_4_0 * kfi_ld_f64(g1_0[q - 2]);
+        s += f3_0_0 * kfi_ld_f64(g3_0[q]);
+        s += f3_2_0 * kfi_ld_f64(g3_0[q - 1]);
+        s += f3_4_0 * kfi_ld_f64(g3_0[q - 2]);
+        d[(q) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f1_1_0 * kfi_ld_f64(g1_0[q]);
+        s += f1_3_0 * kfi_ld_f64(g1_0[q - 1]);
+        s += f3_1_0 * kfi_ld_f64(g3_0[q]);
+        s += f3_3_0 * kfi_ld_f64(g3_0[q - 1]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
   }
 }
@@ -290,17 +345,17 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_acc1(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f1_0_0 * kfi_ld_f64(g1_0[q]);
       s += f1_2_0 * kfi_ld_f64(g1_0[q - 1]);
       s += f1_4_0 * kfi_ld_f64(g1_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f1_1_0 * kfi_ld_f64(g1_0[q]);
       s += f1_3_0 * kfi_ld_f64(g1_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -315,17 +370,17 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_acc3(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f3_0_0 * kfi_ld_f64(g3_0[q]);
       s += f3_2_0 * kfi_ld_f64(g3_0[q - 1]);
       s += f3_4_0 * kfi_ld_f64(g3_0[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f3_1_0 * kfi_ld_f64(g3_0[q]);
       s += f3_3_0 * kfi_ld_f64(g3_0[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -337,7 +392,7 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_bd1(double *d, const doubl
                          const double *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v1) {
@@ -366,7 +421,7 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_bd1(double *d, const doubl
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v1) {
@@ -403,9 +458,11 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
   int64_t qlo = -kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_fdivw(-PL), qhi = kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   double fl[25]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*5 + fx)*1 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
   if (qlo < 2) qlo = 2;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {

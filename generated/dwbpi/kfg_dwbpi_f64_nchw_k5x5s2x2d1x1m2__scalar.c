@@ -68,45 +68,90 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_in0(double *restrict d, co
   const double f4_3_1 = f[47];
   const double f4_4_0 = f[48];
   const double f4_4_1 = f[49];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      double s = 0;
-      s += f0_0_0 * kfi_ld_f64(g0_0[q]);
-      s += f0_0_1 * kfi_ld_f64(g0_1[q]);
-      s += f0_2_0 * kfi_ld_f64(g0_0[q - 1]);
-      s += f0_2_1 * kfi_ld_f64(g0_1[q - 1]);
-      s += f0_4_0 * kfi_ld_f64(g0_0[q - 2]);
-      s += f0_4_1 * kfi_ld_f64(g0_1[q - 2]);
-      s += f2_0_0 * kfi_ld_f64(g2_0[q]);
-      s += f2_0_1 * kfi_ld_f64(g2_1[q]);
-      s += f2_2_0 * kfi_ld_f64(g2_0[q - 1]);
-      s += f2_2_1 * kfi_ld_f64(g2_1[q - 1]);
-      s += f2_4_0 * kfi_ld_f64(g2_0[q - 2]);
-      s += f2_4_1 * kfi_ld_f64(g2_1[q - 2]);
-      s += f4_0_0 * kfi_ld_f64(g4_0[q]);
-      s += f4_0_1 * kfi_ld_f64(g4_1[q]);
-      s += f4_2_0 * kfi_ld_f64(g4_0[q - 1]);
-      s += f4_2_1 * kfi_ld_f64(g4_1[q - 1]);
-      s += f4_4_0 * kfi_ld_f64(g4_0[q - 2]);
-      s += f4_4_1 * kfi_ld_f64(g4_1[q - 2]);
-      d[q * 2 - PL] = kfi_st_f64(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 2; j++) {
+      {
+        double s = 0;
+        s += f0_0_0 * kfi_ld_f64(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f64(g0_1[q + j]);
+        s += f0_2_0 * kfi_ld_f64(g0_0[q + j - 1]);
+        s += f0_2_1 * kfi_ld_f64(g0_1[q + j - 1]);
+        s += f0_4_0 * kfi_ld_f64(g0_0[q + j - 2]);
+        s += f0_4_1 * kfi_ld_f64(g0_1[q + j - 2]);
+        s += f2_0_0 * kfi_ld_f64(g2_0[q + j]);
+        s += f2_0_1 * kfi_ld_f64(g2_1[q + j]);
+        s += f2_2_0 * kfi_ld_f64(g2_0[q + j - 1]);
+        s += f2_2_1 * kfi_ld_f64(g2_1[q + j - 1]);
+        s += f2_4_0 * kfi_ld_f64(g2_0[q + j - 2]);
+        s += f2_4_1 * kfi_ld_f64(g2_1[q + j - 2]);
+        s += f4_0_0 * kfi_ld_f64(g4_0[q + j]);
+        s += f4_0_1 * kfi_ld_f64(g4_1[q + j]);
+        s += f4_2_0 * kfi_ld_f64(g4_0[q + j - 1]);
+        s += f4_2_1 * kfi_ld_f64(g4_1[q + j - 1]);
+        s += f4_4_0 * kfi_ld_f64(g4_0[q + j - 2]);
+        s += f4_4_1 * kfi_ld_f64(g4_1[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f0_1_0 * kfi_ld_f64(g0_0[q + j]);
+        s += f0_1_1 * kfi_ld_f64(g0_1[q + j]);
+        s += f0_3_0 * kfi_ld_f64(g0_0[q + j - 1]);
+        s += f0_3_1 * kfi_ld_f64(g0_1[q + j - 1]);
+        s += f2_1_0 * kfi_ld_f64(g2_0[q + j]);
+        s += f2_1_1 * kfi_ld_f64(g2_1[q + j]);
+        s += f2_3_0 * kfi_ld_f64(g2_0[q + j - 1]);
+        s += f2_3_1 * kfi_ld_f64(g2_1[q + j - 1]);
+        s += f4_1_0 * kfi_ld_f64(g4_0[q + j]);
+        s += f4_1_1 * kfi_ld_f64(g4_1[q + j]);
+        s += f4_3_0 * kfi_ld_f64(g4_0[q + j - 1]);
+        s += f4_3_1 * kfi_ld_f64(g4_1[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      double s = 0;
-      s += f0_1_0 * kfi_ld_f64(g0_0[q]);
-      s += f0_1_1 * kfi_ld_f64(g0_1[q]);
-      s += f0_3_0 * kfi_ld_f64(g0_0[q - 1]);
-      s += f0_3_1 * kfi_ld_f64(g0_1[q - 1]);
-      s += f2_1_0 * kfi_ld_f64(g2_0[q]);
-      s += f2_1_1 * kfi_ld_f64(g2_1[q]);
-      s += f2_3_0 * kfi_ld_f64(g2_0[q - 1]);
-      s += f2_3_1 * kfi_ld_f64(g2_1[q - 1]);
-      s += f4_1_0 * kfi_ld_f64(g4_0[q]);
-      s += f4_1_1 * kfi_ld_f64(g4_1[q]);
-      s += f4_3_0 * kfi_ld_f64(g4_0[q - 1]);
-      s += f4_3_1 * kfi_ld_f64(g4_1[q - 1]);
-      d[q * 2 + 1 - PL] = kfi_st_f64(s);
+      {
+        double s = 0;
+        s += f0_0_0 * kfi_ld_f64(g0_0[q]);
+        s += f0_0_1 * kfi_ld_f64(g0_1[q]);
+        s += f0_2_0 * kfi_ld_f64(g0_0[q - 1]);
+        s += f0_2_1 * kfi_ld_f64(g0_1[q - 1]);
+        s += f0_4_0 * kfi_ld_f64(g0_0[q - 2]);
+        s += f0_4_1 * kfi_ld_f64(g0_1[q - 2]);
+        s += f2_0_0 * kfi_ld_f64(g2_0[q]);
+        s += f2_0_1 * kfi_ld_f64(g2_1[q]);
+        s += f2_2_0 * kfi_ld_f64(g2_0[q - 1]);
+        s += f2_2_1 * kfi_ld_f64(g2_1[q - 1]);
+        s += f2_4_0 * kfi_ld_f64(g2_0[q - 2]);
+        s += f2_4_1 * kfi_ld_f64(g2_1[q - 2]);
+        s += f4_0_0 * kfi_ld_f64(g4_0[q]);
+        s += f4_0_1 * kfi_ld_f64(g4_1[q]);
+        s += f4_2_0 * kfi_ld_f64(g4_0[q - 1]);
+        s += f4_2_1 * kfi_ld_f64(g4_1[q - 1]);
+        s += f4_4_0 * kfi_ld_f64(g4_0[q - 2]);
+        s += f4_4_1 * kfi_ld_f64(g4_1[q - 2]);
+        d[(q) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f0_1_0 * kfi_ld_f64(g0_0[q]);
+        s += f0_1_1 * kfi_ld_f64(g0_1[q]);
+        s += f0_3_0 * kfi_ld_f64(g0_0[q - 1]);
+        s += f0_3_1 * kfi_ld_f64(g0_1[q - 1]);
+        s += f2_1_0 * kfi_ld_f64(g2_0[q]);
+        s += f2_1_1 * kfi_ld_f64(g2_1[q]);
+        s += f2_3_0 * kfi_ld_f64(g2_0[q - 1]);
+        s += f2_3_1 * kfi_ld_f64(g2_1[q - 1]);
+        s += f4_1_0 * kfi_ld_f64(g4_0[q]);
+        s += f4_1_1 * kfi_ld_f64(g4_1[q]);
+        s += f4_3_0 * kfi_ld_f64(g4_0[q - 1]);
+        s += f4_3_1 * kfi_ld_f64(g4_1[q - 1]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
   }
 }
@@ -129,22 +174,22 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_acc0(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f0_0_0 * kfi_ld_f64(g0_0[q]);
       s += f0_0_1 * kfi_ld_f64(g0_1[q]);
       s += f0_2_0 * kfi_ld_f64(g0_0[q - 1]);
       s += f0_2_1 * kfi_ld_f64(g0_1[q - 1]);
       s += f0_4_0 * kfi_ld_f64(g0_0[q - 2]);
       s += f0_4_1 * kfi_ld_f64(g0_1[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f0_1_0 * kfi_ld_f64(g0_0[q]);
       s += f0_1_1 * kfi_ld_f64(g0_1[q]);
       s += f0_3_0 * kfi_ld_f64(g0_0[q - 1]);
       s += f0_3_1 * kfi_ld_f64(g0_1[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -164,22 +209,22 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_acc2(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f2_0_0 * kfi_ld_f64(g2_0[q]);
       s += f2_0_1 * kfi_ld_f64(g2_1[q]);
       s += f2_2_0 * kfi_ld_f64(g2_0[q - 1]);
       s += f2_2_1 * kfi_ld_f64(g2_1[q - 1]);
       s += f2_4_0 * kfi_ld_f64(g2_0[q - 2]);
       s += f2_4_1 * kfi_ld_f64(g2_1[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f2_1_0 * kfi_ld_f64(g2_0[q]);
       s += f2_1_1 * kfi_ld_f64(g2_1[q]);
       s += f2_3_0 * kfi_ld_f64(g2_0[q - 1]);
       s += f2_3_1 * kfi_ld_f64(g2_1[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -199,22 +244,22 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_acc4(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f4_0_0 * kfi_ld_f64(g4_0[q]);
       s += f4_0_1 * kfi_ld_f64(g4_1[q]);
       s += f4_2_0 * kfi_ld_f64(g4_0[q - 1]);
       s += f4_2_1 * kfi_ld_f64(g4_1[q - 1]);
       s += f4_4_0 * kfi_ld_f64(g4_0[q - 2]);
       s += f4_4_1 * kfi_ld_f64(g4_1[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f4_1_0 * kfi_ld_f64(g4_0[q]);
       s += f4_1_1 * kfi_ld_f64(g4_1[q]);
       s += f4_3_0 * kfi_ld_f64(g4_0[q - 1]);
       s += f4_3_1 * kfi_ld_f64(g4_1[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -226,7 +271,7 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_bd0(double *d, const doubl
                          const double *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v0) {
@@ -275,7 +320,7 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_bd0(double *d, const doubl
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v0) {
@@ -339,35 +384,70 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_in1(double *restrict d, co
   const double f3_3_1 = f[37];
   const double f3_4_0 = f[38];
   const double f3_4_1 = f[39];
-  int64_t q;
-  for (q = q0; q < q1; q++) {
-    {
-      double s = 0;
-      s += f1_0_0 * kfi_ld_f64(g1_0[q]);
-      s += f1_0_1 * kfi_ld_f64(g1_1[q]);
-      s += f1_2_0 * kfi_ld_f64(g1_0[q - 1]);
-      s += f1_2_1 * kfi_ld_f64(g1_1[q - 1]);
-      s += f1_4_0 * kfi_ld_f64(g1_0[q - 2]);
-      s += f1_4_1 * kfi_ld_f64(g1_1[q - 2]);
-      s += f3_0_0 * kfi_ld_f64(g3_0[q]);
-      s += f3_0_1 * kfi_ld_f64(g3_1[q]);
-      s += f3_2_0 * kfi_ld_f64(g3_0[q - 1]);
-      s += f3_2_1 * kfi_ld_f64(g3_1[q - 1]);
-      s += f3_4_0 * kfi_ld_f64(g3_0[q - 2]);
-      s += f3_4_1 * kfi_ld_f64(g3_1[q - 2]);
-      d[q * 2 - PL] = kfi_st_f64(s);
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 2; j++) {
+      {
+        double s = 0;
+        s += f1_0_0 * kfi_ld_f64(g1_0[q + j]);
+        s += f1_0_1 * kfi_ld_f64(g1_1[q + j]);
+        s += f1_2_0 * kfi_ld_f64(g1_0[q + j - 1]);
+        s += f1_2_1 * kfi_ld_f64(g1_1[q + j - 1]);
+        s += f1_4_0 * kfi_ld_f64(g1_0[q + j - 2]);
+        s += f1_4_1 * kfi_ld_f64(g1_1[q + j - 2]);
+        s += f3_0_0 * kfi_ld_f64(g3_0[q + j]);
+        s += f3_0_1 * kfi_ld_f64(g3_1[q + j]);
+        s += f3_2_0 * kfi_ld_f64(g3_0[q + j - 1]);
+        s += f3_2_1 * kfi_ld_f64(g3_1[q + j - 1]);
+        s += f3_4_0 * kfi_ld_f64(g3_0[q + j - 2]);
+        s += f3_4_1 * kfi_ld_f64(g3_1[q + j - 2]);
+        d[(q + j) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f1_1_0 * kfi_ld_f64(g1_0[q + j]);
+        s += f1_1_1 * kfi_ld_f64(g1_1[q + j]);
+        s += f1_3_0 * kfi_ld_f64(g1_0[q + j - 1]);
+        s += f1_3_1 * kfi_ld_f64(g1_1[q + j - 1]);
+        s += f3_1_0 * kfi_ld_f64(g3_0[q + j]);
+        s += f3_1_1 * kfi_ld_f64(g3_1[q + j]);
+        s += f3_3_0 * kfi_ld_f64(g3_0[q + j - 1]);
+        s += f3_3_1 * kfi_ld_f64(g3_1[q + j - 1]);
+        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
+  }
+  for (; q < q1; q++) {
     {
-      double s = 0;
-      s += f1_1_0 * kfi_ld_f64(g1_0[q]);
-      s += f1_1_1 * kfi_ld_f64(g1_1[q]);
-      s += f1_3_0 * kfi_ld_f64(g1_0[q - 1]);
-      s += f1_3_1 * kfi_ld_f64(g1_1[q - 1]);
-      s += f3_1_0 * kfi_ld_f64(g3_0[q]);
-      s += f3_1_1 * kfi_ld_f64(g3_1[q]);
-      s += f3_3_0 * kfi_ld_f64(g3_0[q - 1]);
-      s += f3_3_1 * kfi_ld_f64(g3_1[q - 1]);
-      d[q * 2 + 1 - PL] = kfi_st_f64(s);
+      {
+        double s = 0;
+        s += f1_0_0 * kfi_ld_f64(g1_0[q]);
+        s += f1_0_1 * kfi_ld_f64(g1_1[q]);
+        s += f1_2_0 * kfi_ld_f64(g1_0[q - 1]);
+        s += f1_2_1 * kfi_ld_f64(g1_1[q - 1]);
+        s += f1_4_0 * kfi_ld_f64(g1_0[q - 2]);
+        s += f1_4_1 * kfi_ld_f64(g1_1[q - 2]);
+        s += f3_0_0 * kfi_ld_f64(g3_0[q]);
+        s += f3_0_1 * kfi_ld_f64(g3_1[q]);
+        s += f3_2_0 * kfi_ld_f64(g3_0[q - 1]);
+        s += f3_2_1 * kfi_ld_f64(g3_1[q - 1]);
+        s += f3_4_0 * kfi_ld_f64(g3_0[q - 2]);
+        s += f3_4_1 * kfi_ld_f64(g3_1[q - 2]);
+        d[(q) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        s += f1_1_0 * kfi_ld_f64(g1_0[q]);
+        s += f1_1_1 * kfi_ld_f64(g1_1[q]);
+        s += f1_3_0 * kfi_ld_f64(g1_0[q - 1]);
+        s += f1_3_1 * kfi_ld_f64(g1_1[q - 1]);
+        s += f3_1_0 * kfi_ld_f64(g3_0[q]);
+        s += f3_1_1 * kfi_ld_f64(g3_1[q]);
+        s += f3_3_0 * kfi_ld_f64(g3_0[q - 1]);
+        s += f3_3_1 * kfi_ld_f64(g3_1[q - 1]);
+        d[(q) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
     }
   }
 }
@@ -390,22 +470,22 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_acc1(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f1_0_0 * kfi_ld_f64(g1_0[q]);
       s += f1_0_1 * kfi_ld_f64(g1_1[q]);
       s += f1_2_0 * kfi_ld_f64(g1_0[q - 1]);
       s += f1_2_1 * kfi_ld_f64(g1_1[q - 1]);
       s += f1_4_0 * kfi_ld_f64(g1_0[q - 2]);
       s += f1_4_1 * kfi_ld_f64(g1_1[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f1_1_0 * kfi_ld_f64(g1_0[q]);
       s += f1_1_1 * kfi_ld_f64(g1_1[q]);
       s += f1_3_0 * kfi_ld_f64(g1_0[q - 1]);
       s += f1_3_1 * kfi_ld_f64(g1_1[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -425,22 +505,22 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_acc3(double *restrict r, c
   int64_t q;
   for (q = q0; q < q1; q++) {
     {
-      double s = r[q * 2 - PL];
+      double s = r[(q) * 2 - PL];
       s += f3_0_0 * kfi_ld_f64(g3_0[q]);
       s += f3_0_1 * kfi_ld_f64(g3_1[q]);
       s += f3_2_0 * kfi_ld_f64(g3_0[q - 1]);
       s += f3_2_1 * kfi_ld_f64(g3_1[q - 1]);
       s += f3_4_0 * kfi_ld_f64(g3_0[q - 2]);
       s += f3_4_1 * kfi_ld_f64(g3_1[q - 2]);
-      r[q * 2 - PL] = s;
+      r[(q) * 2 - PL] = s;
     }
     {
-      double s = r[q * 2 + 1 - PL];
+      double s = r[(q) * 2 + 1 - PL];
       s += f3_1_0 * kfi_ld_f64(g3_0[q]);
       s += f3_1_1 * kfi_ld_f64(g3_1[q]);
       s += f3_3_0 * kfi_ld_f64(g3_0[q - 1]);
       s += f3_3_1 * kfi_ld_f64(g3_1[q - 1]);
-      r[q * 2 + 1 - PL] = s;
+      r[(q) * 2 + 1 - PL] = s;
     }
   }
 }
@@ -452,7 +532,7 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_bd1(double *d, const doubl
                          const double *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
-    const int64_t ix = q * 2 - PL;
+    const int64_t ix = (q) * 2 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v1) {
@@ -487,7 +567,7 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_bd1(double *d, const doubl
     }
   }
   {
-    const int64_t ix = q * 2 + 1 - PL;
+    const int64_t ix = (q) * 2 + 1 - PL;
     if (ix >= 0 && ix < W) {
       double s = 0;
       if (v1) {
@@ -528,9 +608,11 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
   int64_t qlo = -kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_fdivw(-PL), qhi = kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   double fl[50]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*5 + fx)*2 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
   if (qlo < 2) qlo = 2;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
