@@ -203,6 +203,42 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_bd0(float *d, const float 
   }
 }
 
+/* Flat form (strides 1, OW = W, float/double): the rows where every filter
+   row exists form one contiguous run of dx, and every tap reads dy at a
+   constant offset from its dx index, so the whole run is one loop over the
+   plane in blocks of B outputs, each lane masked by its column (mask table
+   mt[fx][c], c = column, periodic in W). A block's masked lanes may read
+   dy outside the row but inside the dy array (checked by the caller). The
+   last block may overlap the one before it: same taps, same order, same
+   values rewritten. */
+static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_flat4(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1,
+                        const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
+  int64_t p = P0, c0 = P0 % W, j;
+  for (;;) {
+    if (p + 4 > P1) {
+      if (p >= P1) break;
+      p = P1 - 4;
+      c0 = p % W;
+    }
+    for (j = 0; j < 4; j++) {
+      float s = 0;
+      const int ok0 = mt[0 + c0 + j] != 0;
+      {
+        const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[1] * kfi_ld_f32(dyb[o0_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      d[p + j] = kfi_st_f32(s);
+    }
+    p += 4;
+    c0 += 4;
+    if (c0 >= W) c0 -= W;
+  }
+}
+
 static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
@@ -229,6 +265,18 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
       mR[0 * B + j] = r >= 0 && r < OW;
     }
   }
+  /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
+     the widest <= W; mt[fx][k]: filter column fx exists for column k mod W */
+  unsigned char mt[260];
+  int64_t FB = 0;
+  if (OW == W && W <= 256 && PL >= 0) {
+    int64_t k;
+    if (W >= 4) FB = 4;
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 0;
+      mt[0 + k] = x >= 0 && x < OW;
+    }
+  }
   if (qlo < 0) qlo = 0;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
@@ -246,8 +294,24 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
         fl[i * 2 + 0] = kfi_ld_f32(fp[i * CM + 0]);
         fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
       }
+      int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
+      if (FB > 0) {
+        const int64_t base = b * CM * OH * OW + ch * 2 * OH * OW; /* the plane of m = 0 in dy */
+        fa = 0 - PT;
+        fb = OH - PT;
+        if (fa < 0) fa = 0;
+        if (fb > H) fb = H;
+        /* masked lanes read dy from 0 before the first row to PL past the last */
+        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 0 && base + 2 * OH * OW + PL <= ND) {
+          if (FB == 4)
+            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_flat4(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, fl, mt, fa * W, fb * W, W);
+        } else {
+          fa = fb = 0;
+        }
+      }
       for (iy = 0; iy < H; iy++) {
         float *d = dx + ((b * C + ch) * H + iy) * W;
+        if (iy >= fa && iy < fb) continue;
         const int64_t ty = iy + PT, qy = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_fdivh(ty);
         (void)qy;
         {

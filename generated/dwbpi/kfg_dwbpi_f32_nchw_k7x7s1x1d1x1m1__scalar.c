@@ -1106,6 +1106,236 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_bd0(float *d, const float 
   }
 }
 
+/* Flat form (strides 1, OW = W, float/double): the rows where every filter
+   row exists form one contiguous run of dx, and every tap reads dy at a
+   constant offset from its dx index, so the whole run is one loop over the
+   plane in blocks of B outputs, each lane masked by its column (mask table
+   mt[fx][c], c = column, periodic in W). A block's masked lanes may read
+   dy outside the row but inside the dy array (checked by the caller). The
+   last block may overlap the one before it: same taps, same order, same
+   values rewritten. */
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_flat4(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o1_0, int64_t o2_0, int64_t o3_0, int64_t o4_0, int64_t o5_0, int64_t o6_0,
+                        const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
+  int64_t p = P0, c0 = P0 % W, j;
+  for (;;) {
+    if (p + 4 > P1) {
+      if (p >= P1) break;
+      p = P1 - 4;
+      c0 = p % W;
+    }
+    for (j = 0; j < 4; j++) {
+      float s = 0;
+      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok1 = mt[260 + c0 + j] != 0;
+      const int ok2 = mt[520 + c0 + j] != 0;
+      const int ok3 = mt[780 + c0 + j] != 0;
+      const int ok4 = mt[1040 + c0 + j] != 0;
+      const int ok5 = mt[1300 + c0 + j] != 0;
+      const int ok6 = mt[1560 + c0 + j] != 0;
+      {
+        const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[1] * kfi_ld_f32(dyb[o0_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[2] * kfi_ld_f32(dyb[o0_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[3] * kfi_ld_f32(dyb[o0_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[4] * kfi_ld_f32(dyb[o0_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[5] * kfi_ld_f32(dyb[o0_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[6] * kfi_ld_f32(dyb[o0_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[7] * kfi_ld_f32(dyb[o1_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[8] * kfi_ld_f32(dyb[o1_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[9] * kfi_ld_f32(dyb[o1_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[10] * kfi_ld_f32(dyb[o1_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[11] * kfi_ld_f32(dyb[o1_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[12] * kfi_ld_f32(dyb[o1_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[13] * kfi_ld_f32(dyb[o1_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[14] * kfi_ld_f32(dyb[o2_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[15] * kfi_ld_f32(dyb[o2_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[16] * kfi_ld_f32(dyb[o2_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[17] * kfi_ld_f32(dyb[o2_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[18] * kfi_ld_f32(dyb[o2_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[19] * kfi_ld_f32(dyb[o2_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[20] * kfi_ld_f32(dyb[o2_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[21] * kfi_ld_f32(dyb[o3_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[22] * kfi_ld_f32(dyb[o3_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[23] * kfi_ld_f32(dyb[o3_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[24] * kfi_ld_f32(dyb[o3_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[25] * kfi_ld_f32(dyb[o3_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[26] * kfi_ld_f32(dyb[o3_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[27] * kfi_ld_f32(dyb[o3_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[28] * kfi_ld_f32(dyb[o4_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[29] * kfi_ld_f32(dyb[o4_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[30] * kfi_ld_f32(dyb[o4_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[31] * kfi_ld_f32(dyb[o4_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[32] * kfi_ld_f32(dyb[o4_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[33] * kfi_ld_f32(dyb[o4_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[34] * kfi_ld_f32(dyb[o4_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[35] * kfi_ld_f32(dyb[o5_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[36] * kfi_ld_f32(dyb[o5_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[37] * kfi_ld_f32(dyb[o5_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[38] * kfi_ld_f32(dyb[o5_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[39] * kfi_ld_f32(dyb[o5_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[40] * kfi_ld_f32(dyb[o5_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[41] * kfi_ld_f32(dyb[o5_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[42] * kfi_ld_f32(dyb[o6_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[43] * kfi_ld_f32(dyb[o6_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[44] * kfi_ld_f32(dyb[o6_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[45] * kfi_ld_f32(dyb[o6_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[46] * kfi_ld_f32(dyb[o6_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[47] * kfi_ld_f32(dyb[o6_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[48] * kfi_ld_f32(dyb[o6_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      d[p + j] = kfi_st_f32(s);
+    }
+    p += 4;
+    c0 += 4;
+    if (c0 >= W) c0 -= W;
+  }
+}
+
 static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
@@ -1162,6 +1392,42 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
       mR[6 * B + j] = r >= 0 && r < OW;
     }
   }
+  /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
+     the widest <= W; mt[fx][k]: filter column fx exists for column k mod W */
+  unsigned char mt[1820];
+  int64_t FB = 0;
+  if (OW == W && W <= 256 && PL >= 0) {
+    int64_t k;
+    if (W >= 4) FB = 4;
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 0;
+      mt[0 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 1;
+      mt[260 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 2;
+      mt[520 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 3;
+      mt[780 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 4;
+      mt[1040 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 5;
+      mt[1300 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 6;
+      mt[1560 + k] = x >= 0 && x < OW;
+    }
+  }
   if (qlo < 6) qlo = 6;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
@@ -1178,8 +1444,24 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
       for (i = 0; i < 49; i++) {
         fl[i * 1 + 0] = kfi_ld_f32(fp[i * CM + 0]);
       }
+      int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
+      if (FB > 0) {
+        const int64_t base = b * CM * OH * OW + ch * 1 * OH * OW; /* the plane of m = 0 in dy */
+        fa = 6 - PT;
+        fb = OH - PT;
+        if (fa < 0) fa = 0;
+        if (fb > H) fb = H;
+        /* masked lanes read dy from 6 before the first row to PL past the last */
+        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 6 && base + 1 * OH * OW + PL <= ND) {
+          if (FB == 4)
+            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_flat4(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
+        } else {
+          fa = fb = 0;
+        }
+      }
       for (iy = 0; iy < H; iy++) {
         float *d = dx + ((b * C + ch) * H + iy) * W;
+        if (iy >= fa && iy < fb) continue;
         const int64_t ty = iy + PT, qy = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_fdivh(ty);
         (void)qy;
         {

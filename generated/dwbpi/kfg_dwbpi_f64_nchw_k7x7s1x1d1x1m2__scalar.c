@@ -1841,6 +1841,432 @@ static void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_bd0(double *d, const doubl
   }
 }
 
+/* Flat form (strides 1, OW = W, float/double): the rows where every filter
+   row exists form one contiguous run of dx, and every tap reads dy at a
+   constant offset from its dx index, so the whole run is one loop over the
+   plane in blocks of B outputs, each lane masked by its column (mask table
+   mt[fx][c], c = column, periodic in W). A block's masked lanes may read
+   dy outside the row but inside the dy array (checked by the caller). The
+   last block may overlap the one before it: same taps, same order, same
+   values rewritten. */
+static void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_flat2(double *restrict d, const double *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
+                        const double *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
+  int64_t p = P0, c0 = P0 % W, j;
+  for (;;) {
+    if (p + 2 > P1) {
+      if (p >= P1) break;
+      p = P1 - 2;
+      c0 = p % W;
+    }
+    for (j = 0; j < 2; j++) {
+      double s = 0;
+      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok1 = mt[258 + c0 + j] != 0;
+      const int ok2 = mt[516 + c0 + j] != 0;
+      const int ok3 = mt[774 + c0 + j] != 0;
+      const int ok4 = mt[1032 + c0 + j] != 0;
+      const int ok5 = mt[1290 + c0 + j] != 0;
+      const int ok6 = mt[1548 + c0 + j] != 0;
+      {
+        const double q = f[0] * kfi_ld_f64(dyb[o0_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[1] * kfi_ld_f64(dyb[o0_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[2] * kfi_ld_f64(dyb[o0_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[3] * kfi_ld_f64(dyb[o0_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[4] * kfi_ld_f64(dyb[o0_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[5] * kfi_ld_f64(dyb[o0_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[6] * kfi_ld_f64(dyb[o0_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[7] * kfi_ld_f64(dyb[o0_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[8] * kfi_ld_f64(dyb[o0_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[9] * kfi_ld_f64(dyb[o0_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[10] * kfi_ld_f64(dyb[o0_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[11] * kfi_ld_f64(dyb[o0_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[12] * kfi_ld_f64(dyb[o0_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[13] * kfi_ld_f64(dyb[o0_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[14] * kfi_ld_f64(dyb[o1_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[15] * kfi_ld_f64(dyb[o1_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[16] * kfi_ld_f64(dyb[o1_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[17] * kfi_ld_f64(dyb[o1_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[18] * kfi_ld_f64(dyb[o1_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[19] * kfi_ld_f64(dyb[o1_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[20] * kfi_ld_f64(dyb[o1_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[21] * kfi_ld_f64(dyb[o1_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[22] * kfi_ld_f64(dyb[o1_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[23] * kfi_ld_f64(dyb[o1_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[24] * kfi_ld_f64(dyb[o1_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[25] * kfi_ld_f64(dyb[o1_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[26] * kfi_ld_f64(dyb[o1_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[27] * kfi_ld_f64(dyb[o1_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[28] * kfi_ld_f64(dyb[o2_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[29] * kfi_ld_f64(dyb[o2_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[30] * kfi_ld_f64(dyb[o2_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[31] * kfi_ld_f64(dyb[o2_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[32] * kfi_ld_f64(dyb[o2_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[33] * kfi_ld_f64(dyb[o2_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[34] * kfi_ld_f64(dyb[o2_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[35] * kfi_ld_f64(dyb[o2_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[36] * kfi_ld_f64(dyb[o2_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[37] * kfi_ld_f64(dyb[o2_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[38] * kfi_ld_f64(dyb[o2_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[39] * kfi_ld_f64(dyb[o2_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[40] * kfi_ld_f64(dyb[o2_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[41] * kfi_ld_f64(dyb[o2_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[42] * kfi_ld_f64(dyb[o3_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[43] * kfi_ld_f64(dyb[o3_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[44] * kfi_ld_f64(dyb[o3_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[45] * kfi_ld_f64(dyb[o3_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[46] * kfi_ld_f64(dyb[o3_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[47] * kfi_ld_f64(dyb[o3_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[48] * kfi_ld_f64(dyb[o3_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[49] * kfi_ld_f64(dyb[o3_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[50] * kfi_ld_f64(dyb[o3_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[51] * kfi_ld_f64(dyb[o3_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[52] * kfi_ld_f64(dyb[o3_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[53] * kfi_ld_f64(dyb[o3_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[54] * kfi_ld_f64(dyb[o3_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[55] * kfi_ld_f64(dyb[o3_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[56] * kfi_ld_f64(dyb[o4_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[57] * kfi_ld_f64(dyb[o4_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[58] * kfi_ld_f64(dyb[o4_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[59] * kfi_ld_f64(dyb[o4_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[60] * kfi_ld_f64(dyb[o4_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[61] * kfi_ld_f64(dyb[o4_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[62] * kfi_ld_f64(dyb[o4_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[63] * kfi_ld_f64(dyb[o4_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[64] * kfi_ld_f64(dyb[o4_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[65] * kfi_ld_f64(dyb[o4_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[66] * kfi_ld_f64(dyb[o4_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[67] * kfi_ld_f64(dyb[o4_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[68] * kfi_ld_f64(dyb[o4_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[69] * kfi_ld_f64(dyb[o4_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[70] * kfi_ld_f64(dyb[o5_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[71] * kfi_ld_f64(dyb[o5_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[72] * kfi_ld_f64(dyb[o5_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[73] * kfi_ld_f64(dyb[o5_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[74] * kfi_ld_f64(dyb[o5_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[75] * kfi_ld_f64(dyb[o5_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[76] * kfi_ld_f64(dyb[o5_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[77] * kfi_ld_f64(dyb[o5_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[78] * kfi_ld_f64(dyb[o5_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[79] * kfi_ld_f64(dyb[o5_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[80] * kfi_ld_f64(dyb[o5_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[81] * kfi_ld_f64(dyb[o5_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[82] * kfi_ld_f64(dyb[o5_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[83] * kfi_ld_f64(dyb[o5_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[84] * kfi_ld_f64(dyb[o6_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[85] * kfi_ld_f64(dyb[o6_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const double q = f[86] * kfi_ld_f64(dyb[o6_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[87] * kfi_ld_f64(dyb[o6_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const double q = f[88] * kfi_ld_f64(dyb[o6_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[89] * kfi_ld_f64(dyb[o6_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const double q = f[90] * kfi_ld_f64(dyb[o6_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[91] * kfi_ld_f64(dyb[o6_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const double q = f[92] * kfi_ld_f64(dyb[o6_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[93] * kfi_ld_f64(dyb[o6_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const double q = f[94] * kfi_ld_f64(dyb[o6_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[95] * kfi_ld_f64(dyb[o6_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const double q = f[96] * kfi_ld_f64(dyb[o6_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const double q = f[97] * kfi_ld_f64(dyb[o6_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      d[p + j] = kfi_st_f64(s);
+    }
+    p += 2;
+    c0 += 2;
+    if (c0 >= W) c0 -= W;
+  }
+}
+
 static void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
@@ -1897,6 +2323,42 @@ static void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
       mR[6 * B + j] = r >= 0 && r < OW;
     }
   }
+  /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
+     the widest <= W; mt[fx][k]: filter column fx exists for column k mod W */
+  unsigned char mt[1806];
+  int64_t FB = 0;
+  if (OW == W && W <= 256 && PL >= 0) {
+    int64_t k;
+    if (W >= 2) FB = 2;
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 0;
+      mt[0 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 1;
+      mt[258 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 2;
+      mt[516 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 3;
+      mt[774 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 4;
+      mt[1032 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 5;
+      mt[1290 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 6;
+      mt[1548 + k] = x >= 0 && x < OW;
+    }
+  }
   if (qlo < 6) qlo = 6;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
@@ -1914,8 +2376,24 @@ static void kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
         fl[i * 2 + 0] = kfi_ld_f64(fp[i * CM + 0]);
         fl[i * 2 + 1] = kfi_ld_f64(fp[i * CM + 1]);
       }
+      int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
+      if (FB > 0) {
+        const int64_t base = b * CM * OH * OW + ch * 2 * OH * OW; /* the plane of m = 0 in dy */
+        fa = 6 - PT;
+        fb = OH - PT;
+        if (fa < 0) fa = 0;
+        if (fb > H) fb = H;
+        /* masked lanes read dy from 6 before the first row to PL past the last */
+        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 6 && base + 2 * OH * OW + PL <= ND) {
+          if (FB == 2)
+            kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_flat2(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + 1 * OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + 1 * OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + 1 * OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + 1 * OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + 1 * OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + 1 * OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
+        } else {
+          fa = fb = 0;
+        }
+      }
       for (iy = 0; iy < H; iy++) {
         double *d = dx + ((b * C + ch) * H + iy) * W;
+        if (iy >= fa && iy < fb) continue;
         const int64_t ty = iy + PT, qy = kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_fdivh(ty);
         (void)qy;
         {
