@@ -213,7 +213,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512_task(void *ctx, size_t t)
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : 0;
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512_bd0(d, g0_0, v0, fl, q, W, OW, PL);
           if (q < qhi) {

@@ -371,12 +371,12 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_
   }
 }
 
-/* Every filter row exists; 8 outputs from column q0 - PL, each filter
-   column counted only where it exists (a missing tap adds +0, which leaves
-   the sum unchanged: a sum that starts at +0 is never -0). The ring pads
-   make every load valid. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
-                                 int64_t q0, int64_t OW, int64_t PL) {
+/* 8 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
   const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_clampb(0 - q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_clampb(OW - q0 + 0, 8);
@@ -398,217 +398,212 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_
     const int ok4 = j >= lo4 && j < hi4;
     {
       const float p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[1] * g0_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[2] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[3] * g0_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[4] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[5] * g0_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[6] * g0_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[7] * g0_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[8] * g0_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[9] * g0_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[10] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[11] * g1_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[12] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[13] * g1_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[14] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[15] * g1_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[16] * g1_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[17] * g1_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[18] * g1_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[19] * g1_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[20] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[21] * g2_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[22] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[23] * g2_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[24] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[25] * g2_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[26] * g2_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[27] * g2_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[28] * g2_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[29] * g2_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[30] * g3_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[31] * g3_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[32] * g3_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[33] * g3_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[34] * g3_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[35] * g3_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[36] * g3_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[37] * g3_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[38] * g3_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[39] * g3_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[40] * g4_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[41] * g4_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[42] * g4_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[43] * g4_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[44] * g4_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[45] * g4_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[46] * g4_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[47] * g4_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[48] * g4_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     {
       const float p = f[49] * g4_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     d[q - PL] = kfi_st_bf16(s);
   }
 }
 
-/* A whole row (W >= 8, pad_left >= 0) whose filter rows all exist, in
-   blocks of 8 outputs: masked blocks over the border columns [0, xl) and
-   [xr, W), plain blocks in between. The last masked block of a side may
-   overlap the block before it: it recomputes those outputs with the same
-   taps in the same order, so it rewrites the same values. */
-/* As mb, for the block at column x0 of every row, with its lane masks
-   precomputed: filter column fx exists in lane j iff m[fx*8 + j]. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
-                                     int64_t q0, int64_t PL, const int *restrict mk) {
+/* As mb, for the block at column 0 or W - 8 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*8 + j]. */
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
@@ -620,228 +615,239 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_
     const int ok4 = mk[32 + j] != 0;
     {
       const float p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[1] * g0_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[2] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[3] * g0_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[4] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[5] * g0_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[6] * g0_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[7] * g0_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[8] * g0_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[9] * g0_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[10] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[11] * g1_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[12] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[13] * g1_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[14] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[15] * g1_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[16] * g1_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[17] * g1_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[18] * g1_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[19] * g1_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[20] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[21] * g2_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[22] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[23] * g2_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[24] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[25] * g2_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[26] * g2_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[27] * g2_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[28] * g2_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[29] * g2_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[30] * g3_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[31] * g3_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[32] * g3_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[33] * g3_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[34] * g3_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[35] * g3_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[36] * g3_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[37] * g3_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[38] * g3_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[39] * g3_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[40] * g4_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[41] * g4_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[42] * g4_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[43] * g4_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[44] * g4_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[45] * g4_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[46] * g4_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[47] * g4_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[48] * g4_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     {
       const float p = f[49] * g4_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     d[q - PL] = kfi_st_bf16(s);
   }
 }
 
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_row0_8(uint16_t *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *f, int64_t W, int64_t OW,
-                                      int64_t PL, int64_t xl, int64_t xr, const int *mL, const int *mR) {
+/* A whole row (W >= 8, pad_left >= 0) in blocks of 8 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_row0_8(uint16_t *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, int v0, int v1, int v2, int v3, int v4, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, PL, PL, mL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, PL, PL, mL);
     x = 8;
   }
   while (x < xl && x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 8;
   }
-  for (; x + 8 <= xr; x += 8) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_fb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, x + PL, PL);
+  if (v0 && v1 && v2 && v3 && v4) {
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_fb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, x + PL, PL);
+  } else {
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
+  }
   if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, W - 8 + PL, PL, mR);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, W - 8 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 8;
   }
 }
@@ -908,12 +914,12 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_
   }
 }
 
-/* Every filter row exists; 4 outputs from column q0 - PL, each filter
-   column counted only where it exists (a missing tap adds +0, which leaves
-   the sum unchanged: a sum that starts at +0 is never -0). The ring pads
-   make every load valid. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
-                                 int64_t q0, int64_t OW, int64_t PL) {
+/* 4 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
   const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_clampb(0 - q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_clampb(OW - q0 + 0, 4);
@@ -935,217 +941,212 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_
     const int ok4 = j >= lo4 && j < hi4;
     {
       const float p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[1] * g0_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[2] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[3] * g0_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[4] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[5] * g0_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[6] * g0_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[7] * g0_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[8] * g0_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[9] * g0_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[10] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[11] * g1_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[12] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[13] * g1_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[14] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[15] * g1_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[16] * g1_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[17] * g1_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[18] * g1_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[19] * g1_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[20] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[21] * g2_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[22] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[23] * g2_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[24] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[25] * g2_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[26] * g2_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[27] * g2_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[28] * g2_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[29] * g2_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[30] * g3_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[31] * g3_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[32] * g3_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[33] * g3_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[34] * g3_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[35] * g3_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[36] * g3_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[37] * g3_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[38] * g3_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[39] * g3_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[40] * g4_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[41] * g4_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[42] * g4_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[43] * g4_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[44] * g4_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[45] * g4_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[46] * g4_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[47] * g4_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[48] * g4_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     {
       const float p = f[49] * g4_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     d[q - PL] = kfi_st_bf16(s);
   }
 }
 
-/* A whole row (W >= 4, pad_left >= 0) whose filter rows all exist, in
-   blocks of 4 outputs: masked blocks over the border columns [0, xl) and
-   [xr, W), plain blocks in between. The last masked block of a side may
-   overlap the block before it: it recomputes those outputs with the same
-   taps in the same order, so it rewrites the same values. */
-/* As mb, for the block at column x0 of every row, with its lane masks
-   precomputed: filter column fx exists in lane j iff m[fx*4 + j]. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
-                                     int64_t q0, int64_t PL, const int *restrict mk) {
+/* As mb, for the block at column 0 or W - 4 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
@@ -1157,228 +1158,239 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_
     const int ok4 = mk[16 + j] != 0;
     {
       const float p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[1] * g0_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[2] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[3] * g0_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[4] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[5] * g0_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[6] * g0_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[7] * g0_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[8] * g0_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[9] * g0_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[10] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[11] * g1_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[12] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[13] * g1_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[14] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[15] * g1_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[16] * g1_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[17] * g1_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[18] * g1_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[19] * g1_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[20] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[21] * g2_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[22] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[23] * g2_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[24] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[25] * g2_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[26] * g2_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[27] * g2_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[28] * g2_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[29] * g2_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[30] * g3_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[31] * g3_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[32] * g3_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[33] * g3_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[34] * g3_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[35] * g3_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[36] * g3_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[37] * g3_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[38] * g3_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[39] * g3_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[40] * g4_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[41] * g4_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[42] * g4_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[43] * g4_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[44] * g4_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[45] * g4_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[46] * g4_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[47] * g4_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[48] * g4_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     {
       const float p = f[49] * g4_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     d[q - PL] = kfi_st_bf16(s);
   }
 }
 
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_row0_4(uint16_t *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *f, int64_t W, int64_t OW,
-                                      int64_t PL, int64_t xl, int64_t xr, const int *mL, const int *mR) {
+/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_row0_4(uint16_t *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, int v0, int v1, int v2, int v3, int v4, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, PL, PL, mL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, PL, PL, mL);
     x = 4;
   }
   while (x < xl && x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 4;
   }
-  for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_fb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, x + PL, PL);
+  if (v0 && v1 && v2 && v3 && v4) {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_fb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, x + PL, PL);
+  } else {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
+  }
   if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, W - 4 + PL, PL, mR);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, W - 4 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 4;
   }
 }
@@ -1740,28 +1752,30 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : 0;
-          const float *g0_1 = v0 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : 0;
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g0_1 = v0 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : 0;
-          const float *g1_1 = v1 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy1, OH, OW, SL) : 0;
+          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g1_1 = v1 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy1, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : 0;
-          const float *g2_1 = v2 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy2, OH, OW, SL) : 0;
+          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g2_1 = v2 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy2, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy3 = qy - 3;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : 0;
-          const float *g3_1 = v3 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy3, OH, OW, SL) : 0;
+          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g3_1 = v3 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy3, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy4 = qy - 4;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : 0;
-          const float *g4_1 = v4 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy4, OH, OW, SL) : 0;
+          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g4_1 = v4 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_cv(ring, tag, gp, 1, oy4, OH, OW, SL) : ring + 4; /* missing: any readable row */
           int64_t q = qs;
-          if (v0 && v1 && v2 && v3 && v4 && PL >= 0 && W >= 4) {
-            if (W >= 8) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_row0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
-            else if (W >= 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+          if (PL >= 0 && W >= 4) {
+            if (W >= 8)
+              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_row0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            else if (W >= 4)
+              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             continue;
           }
           for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, v0, v1, v2, v3, v4, fl, q, W, OW, PL);

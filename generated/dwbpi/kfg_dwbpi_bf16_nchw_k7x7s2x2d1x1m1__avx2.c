@@ -821,16 +821,16 @@ static void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_task(void *ctx, size_t t) {
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : 0;
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : 0;
+          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy4 = qy - 2;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : 0;
+          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy6 = qy - 3;
           const int v6 = oy6 >= 0 && oy6 < OH;
-          const float *g6_0 = v6 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy6, OH, OW, SL) : 0;
+          const float *g6_0 = v6 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy6, OH, OW, SL) : ring + 0; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_bd0(d, g0_0, g2_0, g4_0, g6_0, v0, v2, v4, v6, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -854,13 +854,13 @@ static void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_task(void *ctx, size_t t) {
         {
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : 0;
+          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy3 = qy - 1;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : 0;
+          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy5 = qy - 2;
           const int v5 = oy5 >= 0 && oy5 < OH;
-          const float *g5_0 = v5 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy5, OH, OW, SL) : 0;
+          const float *g5_0 = v5 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy5, OH, OW, SL) : ring + 0; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_bd1(d, g1_0, g3_0, g5_0, v1, v3, v5, fl, q, W, OW, PL);
           if (q < qhi) {

@@ -343,10 +343,10 @@ static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : 0;
+          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : 0;
+          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_bd0(d, g0_0, g2_0, v0, v2, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -368,7 +368,7 @@ static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : 0;
+          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_bd1(d, g1_0, v1, fl, q, W, OW, PL);
           if (q < qhi) {

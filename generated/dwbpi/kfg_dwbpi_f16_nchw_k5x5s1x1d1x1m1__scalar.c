@@ -204,12 +204,12 @@ static kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f16_nchw_
   }
 }
 
-/* Every filter row exists; 4 outputs from column q0 - PL, each filter
-   column counted only where it exists (a missing tap adds +0, which leaves
-   the sum unchanged: a sum that starts at +0 is never -0). The ring pads
-   make every load valid. */
-static kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
-                                 int64_t q0, int64_t OW, int64_t PL) {
+/* 4 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
   const int lo0 = kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_clampb(OW - q0 + 0, 4);
@@ -231,117 +231,112 @@ static kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f16_nchw_
     const int ok4 = j >= lo4 && j < hi4;
     {
       const float p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[1] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[2] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[3] * g0_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[4] * g0_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[5] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[6] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[7] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[8] * g1_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[9] * g1_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[10] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[11] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[12] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[13] * g2_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[14] * g2_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[15] * g3_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[16] * g3_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[17] * g3_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[18] * g3_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[19] * g3_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[20] * g4_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[21] * g4_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[22] * g4_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[23] * g4_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[24] * g4_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     d[q - PL] = kfi_st_f16(s);
   }
 }
 
-/* A whole row (W >= 4, pad_left >= 0) whose filter rows all exist, in
-   blocks of 4 outputs: masked blocks over the border columns [0, xl) and
-   [xr, W), plain blocks in between. The last masked block of a side may
-   overlap the block before it: it recomputes those outputs with the same
-   taps in the same order, so it rewrites the same values. */
-/* As mb, for the block at column x0 of every row, with its lane masks
-   precomputed: filter column fx exists in lane j iff m[fx*4 + j]. */
-static kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mk0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
-                                     int64_t q0, int64_t PL, const int *restrict mk) {
+/* As mb, for the block at column 0 or W - 4 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
+static kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mk0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
@@ -353,128 +348,139 @@ static kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f16_nchw_
     const int ok4 = mk[16 + j] != 0;
     {
       const float p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[1] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[2] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[3] * g0_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[4] * g0_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[5] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[6] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[7] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[8] * g1_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[9] * g1_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[10] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[11] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[12] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[13] * g2_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[14] * g2_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[15] * g3_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[16] * g3_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[17] * g3_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[18] * g3_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[19] * g3_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[20] * g4_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[21] * g4_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[22] * g4_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[23] * g4_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[24] * g4_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     d[q - PL] = kfi_st_f16(s);
   }
 }
 
-static kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_row0_4(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, const float *f, int64_t W, int64_t OW,
-                                      int64_t PL, int64_t xl, int64_t xr, const int *mL, const int *mR) {
+/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_row0_4(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, PL, PL, mL);
+    kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, PL, PL, mL);
     x = 4;
   }
   while (x < xl && x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, xb + PL, OW, PL);
+    kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 4;
   }
-  for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_fb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, x + PL, PL);
+  if (v0 && v1 && v2 && v3 && v4) {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_fb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, x + PL, PL);
+  } else {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
+  }
   if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, W - 4 + PL, PL, mR);
+    kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, W - 4 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, xb + PL, OW, PL);
+    kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 4;
   }
 }
@@ -759,22 +765,23 @@ static void kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : 0;
+          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : 0;
+          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : 0;
+          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy3 = qy - 3;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : 0;
+          const float *g3_0 = v3 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy4 = qy - 4;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : 0;
+          const float *g4_0 = v4 ? kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : ring + 4; /* missing: any readable row */
           int64_t q = qs;
-          if (v0 && v1 && v2 && v3 && v4 && PL >= 0 && W >= 4) {
-            if (W >= 4) kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_row0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+          if (PL >= 0 && W >= 4) {
+            if (W >= 4)
+              kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_row0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             continue;
           }
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_bd0(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, q, W, OW, PL);

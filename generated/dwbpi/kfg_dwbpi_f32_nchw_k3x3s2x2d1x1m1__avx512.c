@@ -393,10 +393,10 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? gp + oy0 * OW : 0;
+          const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? gp + oy2 * OW : 0;
+          const float *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512_bd0(d, g0_0, g2_0, v0, v2, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -417,7 +417,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512_task(void *ctx, size_t t) 
         {
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? gp + oy1 * OW : 0;
+          const float *g1_0 = gp + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512_bd1(d, g1_0, v1, fl, q, W, OW, PL);
           if (q < qhi) {

@@ -473,12 +473,12 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f32_nchw_
   }
 }
 
-/* Every filter row exists; 4 outputs from column q0 - PL, each filter
-   column counted only where it exists (a missing tap adds +0, which leaves
-   the sum unchanged: a sum that starts at +0 is never -0). The ring pads
-   make every load valid. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
-                                 int64_t q0, int64_t OW, int64_t PL) {
+/* 4 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
   const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_clampb(OW - q0 + 0, 4);
@@ -506,409 +506,404 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f32_nchw_
     const int ok6 = j >= lo6 && j < hi6;
     {
       const float p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[1] * g0_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[2] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[3] * g0_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[4] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[5] * g0_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[6] * g0_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[7] * g0_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[8] * g0_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[9] * g0_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[10] * g0_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v0 ? p : 0;
     }
     {
       const float p = f[11] * g0_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v0 ? p : 0;
     }
     {
       const float p = f[12] * g0_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v0 ? p : 0;
     }
     {
       const float p = f[13] * g0_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v0 ? p : 0;
     }
     {
       const float p = f[14] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[15] * g1_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[16] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[17] * g1_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[18] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[19] * g1_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[20] * g1_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[21] * g1_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[22] * g1_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[23] * g1_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[24] * g1_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v1 ? p : 0;
     }
     {
       const float p = f[25] * g1_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v1 ? p : 0;
     }
     {
       const float p = f[26] * g1_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v1 ? p : 0;
     }
     {
       const float p = f[27] * g1_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v1 ? p : 0;
     }
     {
       const float p = f[28] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[29] * g2_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[30] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[31] * g2_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[32] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[33] * g2_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[34] * g2_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[35] * g2_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[36] * g2_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[37] * g2_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[38] * g2_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v2 ? p : 0;
     }
     {
       const float p = f[39] * g2_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v2 ? p : 0;
     }
     {
       const float p = f[40] * g2_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v2 ? p : 0;
     }
     {
       const float p = f[41] * g2_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v2 ? p : 0;
     }
     {
       const float p = f[42] * g3_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[43] * g3_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[44] * g3_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[45] * g3_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[46] * g3_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[47] * g3_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[48] * g3_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[49] * g3_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[50] * g3_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[51] * g3_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[52] * g3_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v3 ? p : 0;
     }
     {
       const float p = f[53] * g3_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v3 ? p : 0;
     }
     {
       const float p = f[54] * g3_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v3 ? p : 0;
     }
     {
       const float p = f[55] * g3_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v3 ? p : 0;
     }
     {
       const float p = f[56] * g4_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[57] * g4_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[58] * g4_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[59] * g4_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[60] * g4_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[61] * g4_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[62] * g4_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[63] * g4_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[64] * g4_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     {
       const float p = f[65] * g4_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     {
       const float p = f[66] * g4_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v4 ? p : 0;
     }
     {
       const float p = f[67] * g4_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v4 ? p : 0;
     }
     {
       const float p = f[68] * g4_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v4 ? p : 0;
     }
     {
       const float p = f[69] * g4_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v4 ? p : 0;
     }
     {
       const float p = f[70] * g5_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v5 ? p : 0;
     }
     {
       const float p = f[71] * g5_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v5 ? p : 0;
     }
     {
       const float p = f[72] * g5_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v5 ? p : 0;
     }
     {
       const float p = f[73] * g5_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v5 ? p : 0;
     }
     {
       const float p = f[74] * g5_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v5 ? p : 0;
     }
     {
       const float p = f[75] * g5_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v5 ? p : 0;
     }
     {
       const float p = f[76] * g5_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v5 ? p : 0;
     }
     {
       const float p = f[77] * g5_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v5 ? p : 0;
     }
     {
       const float p = f[78] * g5_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v5 ? p : 0;
     }
     {
       const float p = f[79] * g5_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v5 ? p : 0;
     }
     {
       const float p = f[80] * g5_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v5 ? p : 0;
     }
     {
       const float p = f[81] * g5_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v5 ? p : 0;
     }
     {
       const float p = f[82] * g5_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v5 ? p : 0;
     }
     {
       const float p = f[83] * g5_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v5 ? p : 0;
     }
     {
       const float p = f[84] * g6_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v6 ? p : 0;
     }
     {
       const float p = f[85] * g6_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v6 ? p : 0;
     }
     {
       const float p = f[86] * g6_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v6 ? p : 0;
     }
     {
       const float p = f[87] * g6_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v6 ? p : 0;
     }
     {
       const float p = f[88] * g6_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v6 ? p : 0;
     }
     {
       const float p = f[89] * g6_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v6 ? p : 0;
     }
     {
       const float p = f[90] * g6_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v6 ? p : 0;
     }
     {
       const float p = f[91] * g6_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v6 ? p : 0;
     }
     {
       const float p = f[92] * g6_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v6 ? p : 0;
     }
     {
       const float p = f[93] * g6_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v6 ? p : 0;
     }
     {
       const float p = f[94] * g6_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v6 ? p : 0;
     }
     {
       const float p = f[95] * g6_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v6 ? p : 0;
     }
     {
       const float p = f[96] * g6_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v6 ? p : 0;
     }
     {
       const float p = f[97] * g6_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v6 ? p : 0;
     }
     d[q - PL] = kfi_st_f32(s);
   }
 }
 
-/* A whole row (W >= 4, pad_left >= 0) whose filter rows all exist, in
-   blocks of 4 outputs: masked blocks over the border columns [0, xl) and
-   [xr, W), plain blocks in between. The last masked block of a side may
-   overlap the block before it: it recomputes those outputs with the same
-   taps in the same order, so it rewrites the same values. */
-/* As mb, for the block at column x0 of every row, with its lane masks
-   precomputed: filter column fx exists in lane j iff m[fx*4 + j]. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mk0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
-                                     int64_t q0, int64_t PL, const int *restrict mk) {
+/* As mb, for the block at column 0 or W - 4 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mk0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
@@ -922,420 +917,431 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f32_nchw_
     const int ok6 = mk[24 + j] != 0;
     {
       const float p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[1] * g0_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const float p = f[2] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[3] * g0_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const float p = f[4] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[5] * g0_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const float p = f[6] * g0_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[7] * g0_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v0 ? p : 0;
     }
     {
       const float p = f[8] * g0_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[9] * g0_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v0 ? p : 0;
     }
     {
       const float p = f[10] * g0_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v0 ? p : 0;
     }
     {
       const float p = f[11] * g0_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v0 ? p : 0;
     }
     {
       const float p = f[12] * g0_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v0 ? p : 0;
     }
     {
       const float p = f[13] * g0_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v0 ? p : 0;
     }
     {
       const float p = f[14] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[15] * g1_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const float p = f[16] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[17] * g1_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const float p = f[18] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[19] * g1_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const float p = f[20] * g1_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[21] * g1_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v1 ? p : 0;
     }
     {
       const float p = f[22] * g1_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[23] * g1_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v1 ? p : 0;
     }
     {
       const float p = f[24] * g1_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v1 ? p : 0;
     }
     {
       const float p = f[25] * g1_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v1 ? p : 0;
     }
     {
       const float p = f[26] * g1_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v1 ? p : 0;
     }
     {
       const float p = f[27] * g1_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v1 ? p : 0;
     }
     {
       const float p = f[28] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[29] * g2_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const float p = f[30] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[31] * g2_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const float p = f[32] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[33] * g2_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     {
       const float p = f[34] * g2_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[35] * g2_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v2 ? p : 0;
     }
     {
       const float p = f[36] * g2_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[37] * g2_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v2 ? p : 0;
     }
     {
       const float p = f[38] * g2_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v2 ? p : 0;
     }
     {
       const float p = f[39] * g2_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v2 ? p : 0;
     }
     {
       const float p = f[40] * g2_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v2 ? p : 0;
     }
     {
       const float p = f[41] * g2_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v2 ? p : 0;
     }
     {
       const float p = f[42] * g3_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[43] * g3_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v3 ? p : 0;
     }
     {
       const float p = f[44] * g3_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[45] * g3_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v3 ? p : 0;
     }
     {
       const float p = f[46] * g3_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[47] * g3_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v3 ? p : 0;
     }
     {
       const float p = f[48] * g3_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[49] * g3_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v3 ? p : 0;
     }
     {
       const float p = f[50] * g3_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[51] * g3_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v3 ? p : 0;
     }
     {
       const float p = f[52] * g3_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v3 ? p : 0;
     }
     {
       const float p = f[53] * g3_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v3 ? p : 0;
     }
     {
       const float p = f[54] * g3_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v3 ? p : 0;
     }
     {
       const float p = f[55] * g3_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v3 ? p : 0;
     }
     {
       const float p = f[56] * g4_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[57] * g4_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v4 ? p : 0;
     }
     {
       const float p = f[58] * g4_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[59] * g4_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v4 ? p : 0;
     }
     {
       const float p = f[60] * g4_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[61] * g4_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v4 ? p : 0;
     }
     {
       const float p = f[62] * g4_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[63] * g4_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v4 ? p : 0;
     }
     {
       const float p = f[64] * g4_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     {
       const float p = f[65] * g4_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v4 ? p : 0;
     }
     {
       const float p = f[66] * g4_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v4 ? p : 0;
     }
     {
       const float p = f[67] * g4_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v4 ? p : 0;
     }
     {
       const float p = f[68] * g4_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v4 ? p : 0;
     }
     {
       const float p = f[69] * g4_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v4 ? p : 0;
     }
     {
       const float p = f[70] * g5_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v5 ? p : 0;
     }
     {
       const float p = f[71] * g5_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v5 ? p : 0;
     }
     {
       const float p = f[72] * g5_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v5 ? p : 0;
     }
     {
       const float p = f[73] * g5_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v5 ? p : 0;
     }
     {
       const float p = f[74] * g5_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v5 ? p : 0;
     }
     {
       const float p = f[75] * g5_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v5 ? p : 0;
     }
     {
       const float p = f[76] * g5_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v5 ? p : 0;
     }
     {
       const float p = f[77] * g5_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v5 ? p : 0;
     }
     {
       const float p = f[78] * g5_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v5 ? p : 0;
     }
     {
       const float p = f[79] * g5_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v5 ? p : 0;
     }
     {
       const float p = f[80] * g5_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v5 ? p : 0;
     }
     {
       const float p = f[81] * g5_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v5 ? p : 0;
     }
     {
       const float p = f[82] * g5_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v5 ? p : 0;
     }
     {
       const float p = f[83] * g5_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v5 ? p : 0;
     }
     {
       const float p = f[84] * g6_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v6 ? p : 0;
     }
     {
       const float p = f[85] * g6_1[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v6 ? p : 0;
     }
     {
       const float p = f[86] * g6_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v6 ? p : 0;
     }
     {
       const float p = f[87] * g6_1[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v6 ? p : 0;
     }
     {
       const float p = f[88] * g6_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v6 ? p : 0;
     }
     {
       const float p = f[89] * g6_1[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v6 ? p : 0;
     }
     {
       const float p = f[90] * g6_0[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v6 ? p : 0;
     }
     {
       const float p = f[91] * g6_1[q - 3];
-      s += ok3 ? p : 0;
+      s += ok3 && v6 ? p : 0;
     }
     {
       const float p = f[92] * g6_0[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v6 ? p : 0;
     }
     {
       const float p = f[93] * g6_1[q - 4];
-      s += ok4 ? p : 0;
+      s += ok4 && v6 ? p : 0;
     }
     {
       const float p = f[94] * g6_0[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v6 ? p : 0;
     }
     {
       const float p = f[95] * g6_1[q - 5];
-      s += ok5 ? p : 0;
+      s += ok5 && v6 ? p : 0;
     }
     {
       const float p = f[96] * g6_0[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v6 ? p : 0;
     }
     {
       const float p = f[97] * g6_1[q - 6];
-      s += ok6 ? p : 0;
+      s += ok6 && v6 ? p : 0;
     }
     d[q - PL] = kfi_st_f32(s);
   }
 }
 
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_row0_4(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, const float *f, int64_t W, int64_t OW,
-                                      int64_t PL, int64_t xl, int64_t xr, const int *mL, const int *mR) {
+/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_row0_4(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, PL, PL, mL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
     x = 4;
   }
   while (x < xl && x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
     x = xb + 4;
   }
-  for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_fb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
+  if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_fb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
+  } else {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
+  }
   if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, W - 4 + PL, PL, mR);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 4 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
     x = xb + 4;
   }
 }
@@ -2399,35 +2405,36 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? gp + oy0 * OW : 0;
-          const float *g0_1 = v0 ? gp + 1 * OH * OW + oy0 * OW : 0;
+          const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const float *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? gp + oy1 * OW : 0;
-          const float *g1_1 = v1 ? gp + 1 * OH * OW + oy1 * OW : 0;
+          const float *g1_0 = gp + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
+          const float *g1_1 = gp + 1 * OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? gp + oy2 * OW : 0;
-          const float *g2_1 = v2 ? gp + 1 * OH * OW + oy2 * OW : 0;
+          const float *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
+          const float *g2_1 = gp + 1 * OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy3 = qy - 3;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? gp + oy3 * OW : 0;
-          const float *g3_1 = v3 ? gp + 1 * OH * OW + oy3 * OW : 0;
+          const float *g3_0 = gp + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
+          const float *g3_1 = gp + 1 * OH * OW + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy4 = qy - 4;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? gp + oy4 * OW : 0;
-          const float *g4_1 = v4 ? gp + 1 * OH * OW + oy4 * OW : 0;
+          const float *g4_0 = gp + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
+          const float *g4_1 = gp + 1 * OH * OW + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy5 = qy - 5;
           const int v5 = oy5 >= 0 && oy5 < OH;
-          const float *g5_0 = v5 ? gp + oy5 * OW : 0;
-          const float *g5_1 = v5 ? gp + 1 * OH * OW + oy5 * OW : 0;
+          const float *g5_0 = gp + (v5 ? oy5 : 0) * OW; /* missing: row 0, never added */
+          const float *g5_1 = gp + 1 * OH * OW + (v5 ? oy5 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy6 = qy - 6;
           const int v6 = oy6 >= 0 && oy6 < OH;
-          const float *g6_0 = v6 ? gp + oy6 * OW : 0;
-          const float *g6_1 = v6 ? gp + 1 * OH * OW + oy6 * OW : 0;
+          const float *g6_0 = gp + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
+          const float *g6_1 = gp + 1 * OH * OW + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
-          if (v0 && v1 && v2 && v3 && v4 && v5 && v6 && PL >= 0 && W >= 4 && (g0_0 - dy) >= 6 && (g0_0 - dy) + W + PL <= ND && (g0_1 - dy) >= 6 && (g0_1 - dy) + W + PL <= ND && (g1_0 - dy) >= 6 && (g1_0 - dy) + W + PL <= ND && (g1_1 - dy) >= 6 && (g1_1 - dy) + W + PL <= ND && (g2_0 - dy) >= 6 && (g2_0 - dy) + W + PL <= ND && (g2_1 - dy) >= 6 && (g2_1 - dy) + W + PL <= ND && (g3_0 - dy) >= 6 && (g3_0 - dy) + W + PL <= ND && (g3_1 - dy) >= 6 && (g3_1 - dy) + W + PL <= ND && (g4_0 - dy) >= 6 && (g4_0 - dy) + W + PL <= ND && (g4_1 - dy) >= 6 && (g4_1 - dy) + W + PL <= ND && (g5_0 - dy) >= 6 && (g5_0 - dy) + W + PL <= ND && (g5_1 - dy) >= 6 && (g5_1 - dy) + W + PL <= ND && (g6_0 - dy) >= 6 && (g6_0 - dy) + W + PL <= ND && (g6_1 - dy) >= 6 && (g6_1 - dy) + W + PL <= ND) {
-            if (W >= 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+          if (PL >= 0 && W >= 4 && (g0_0 - dy) >= 6 && (g0_0 - dy) + W + PL <= ND && (g0_1 - dy) >= 6 && (g0_1 - dy) + W + PL <= ND && (g1_0 - dy) >= 6 && (g1_0 - dy) + W + PL <= ND && (g1_1 - dy) >= 6 && (g1_1 - dy) + W + PL <= ND && (g2_0 - dy) >= 6 && (g2_0 - dy) + W + PL <= ND && (g2_1 - dy) >= 6 && (g2_1 - dy) + W + PL <= ND && (g3_0 - dy) >= 6 && (g3_0 - dy) + W + PL <= ND && (g3_1 - dy) >= 6 && (g3_1 - dy) + W + PL <= ND && (g4_0 - dy) >= 6 && (g4_0 - dy) + W + PL <= ND && (g4_1 - dy) >= 6 && (g4_1 - dy) + W + PL <= ND && (g5_0 - dy) >= 6 && (g5_0 - dy) + W + PL <= ND && (g5_1 - dy) >= 6 && (g5_1 - dy) + W + PL <= ND && (g6_0 - dy) >= 6 && (g6_0 - dy) + W + PL <= ND && (g6_1 - dy) >= 6 && (g6_1 - dy) + W + PL <= ND) {
+            if (W >= 4)
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             continue;
           }
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);

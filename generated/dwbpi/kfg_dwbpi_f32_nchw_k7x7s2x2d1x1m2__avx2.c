@@ -1140,20 +1140,20 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? gp + oy0 * OW : 0;
-          const float *g0_1 = v0 ? gp + 1 * OH * OW + oy0 * OW : 0;
+          const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const float *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? gp + oy2 * OW : 0;
-          const float *g2_1 = v2 ? gp + 1 * OH * OW + oy2 * OW : 0;
+          const float *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
+          const float *g2_1 = gp + 1 * OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy4 = qy - 2;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? gp + oy4 * OW : 0;
-          const float *g4_1 = v4 ? gp + 1 * OH * OW + oy4 * OW : 0;
+          const float *g4_0 = gp + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
+          const float *g4_1 = gp + 1 * OH * OW + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy6 = qy - 3;
           const int v6 = oy6 >= 0 && oy6 < OH;
-          const float *g6_0 = v6 ? gp + oy6 * OW : 0;
-          const float *g6_1 = v6 ? gp + 1 * OH * OW + oy6 * OW : 0;
+          const float *g6_0 = gp + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
+          const float *g6_1 = gp + 1 * OH * OW + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2_bd0(d, g0_0, g0_1, g2_0, g2_1, g4_0, g4_1, g6_0, g6_1, v0, v2, v4, v6, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -1176,16 +1176,16 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
         {
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? gp + oy1 * OW : 0;
-          const float *g1_1 = v1 ? gp + 1 * OH * OW + oy1 * OW : 0;
+          const float *g1_0 = gp + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
+          const float *g1_1 = gp + 1 * OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy3 = qy - 1;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? gp + oy3 * OW : 0;
-          const float *g3_1 = v3 ? gp + 1 * OH * OW + oy3 * OW : 0;
+          const float *g3_0 = gp + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
+          const float *g3_1 = gp + 1 * OH * OW + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy5 = qy - 2;
           const int v5 = oy5 >= 0 && oy5 < OH;
-          const float *g5_0 = v5 ? gp + oy5 * OW : 0;
-          const float *g5_1 = v5 ? gp + 1 * OH * OW + oy5 * OW : 0;
+          const float *g5_0 = gp + (v5 ? oy5 : 0) * OW; /* missing: row 0, never added */
+          const float *g5_1 = gp + 1 * OH * OW + (v5 ? oy5 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2_bd1(d, g1_0, g1_1, g3_0, g3_1, g5_0, g5_1, v1, v3, v5, fl, q, W, OW, PL);
           if (q < qhi) {

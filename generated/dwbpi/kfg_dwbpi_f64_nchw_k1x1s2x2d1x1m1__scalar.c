@@ -153,7 +153,7 @@ static void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const double *g0_0 = v0 ? gp + oy0 * OW : 0;
+          const double *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_bd0(d, g0_0, v0, fl, q, W, OW, PL);
           if (q < qhi) {

@@ -117,12 +117,12 @@ static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_
   }
 }
 
-/* Every filter row exists; 2 outputs from column q0 - PL, each filter
-   column counted only where it exists (a missing tap adds +0, which leaves
-   the sum unchanged: a sum that starts at +0 is never -0). The ring pads
-   make every load valid. */
-static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(double *restrict d, const double *restrict g0_0, const double *restrict g1_0, const double *restrict g2_0, const double *restrict f,
-                                 int64_t q0, int64_t OW, int64_t PL) {
+/* 2 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(double *restrict d, const double *restrict g0_0, const double *restrict g1_0, const double *restrict g2_0, int v0, int v1, int v2,
+                                     const double *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
   const int lo0 = kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_clampb(0 - q0, 2), hi0 = kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_clampb(OW - q0 + 0, 2);
@@ -138,53 +138,48 @@ static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_
     const int ok2 = j >= lo2 && j < hi2;
     {
       const double p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const double p = f[1] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const double p = f[2] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const double p = f[3] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const double p = f[4] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const double p = f[5] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const double p = f[6] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const double p = f[7] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const double p = f[8] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     d[q - PL] = kfi_st_f64(s);
   }
 }
 
-/* A whole row (W >= 2, pad_left >= 0) whose filter rows all exist, in
-   blocks of 2 outputs: masked blocks over the border columns [0, xl) and
-   [xr, W), plain blocks in between. The last masked block of a side may
-   overlap the block before it: it recomputes those outputs with the same
-   taps in the same order, so it rewrites the same values. */
-/* As mb, for the block at column x0 of every row, with its lane masks
-   precomputed: filter column fx exists in lane j iff m[fx*2 + j]. */
-static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mk0_2(double *restrict d, const double *restrict g0_0, const double *restrict g1_0, const double *restrict g2_0, const double *restrict f,
-                                     int64_t q0, int64_t PL, const int *restrict mk) {
+/* As mb, for the block at column 0 or W - 2 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*2 + j]. */
+static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mk0_2(double *restrict d, const double *restrict g0_0, const double *restrict g1_0, const double *restrict g2_0, int v0, int v1, int v2,
+                                     const double *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 2; j++) {
     const int64_t q = q0 + j;
@@ -194,64 +189,75 @@ static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_
     const int ok2 = mk[4 + j] != 0;
     {
       const double p = f[0] * g0_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v0 ? p : 0;
     }
     {
       const double p = f[1] * g0_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v0 ? p : 0;
     }
     {
       const double p = f[2] * g0_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v0 ? p : 0;
     }
     {
       const double p = f[3] * g1_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v1 ? p : 0;
     }
     {
       const double p = f[4] * g1_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v1 ? p : 0;
     }
     {
       const double p = f[5] * g1_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v1 ? p : 0;
     }
     {
       const double p = f[6] * g2_0[q];
-      s += ok0 ? p : 0;
+      s += ok0 && v2 ? p : 0;
     }
     {
       const double p = f[7] * g2_0[q - 1];
-      s += ok1 ? p : 0;
+      s += ok1 && v2 ? p : 0;
     }
     {
       const double p = f[8] * g2_0[q - 2];
-      s += ok2 ? p : 0;
+      s += ok2 && v2 ? p : 0;
     }
     d[q - PL] = kfi_st_f64(s);
   }
 }
 
-static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_row0_2(double *d, const double *g0_0, const double *g1_0, const double *g2_0, const double *f, int64_t W, int64_t OW,
-                                      int64_t PL, int64_t xl, int64_t xr, const int *mL, const int *mR) {
+/* A whole row (W >= 2, pad_left >= 0) in blocks of 2 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_row0_2(double *d, const double *g0_0, const double *g1_0, const double *g2_0, int v0, int v1, int v2, const double *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 2) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mk0_2(d, g0_0, g1_0, g2_0, f, PL, PL, mL);
+    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mk0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, PL, PL, mL);
     x = 2;
   }
   while (x < xl && x < W) {
     xb = x < W - 2 ? x : W - 2;
-    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(d, g0_0, g1_0, g2_0, f, xb + PL, OW, PL);
+    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, xb + PL, OW, PL);
     x = xb + 2;
   }
-  for (; x + 2 <= xr; x += 2) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_fb0_2(d, g0_0, g1_0, g2_0, f, x + PL, PL);
+  if (v0 && v1 && v2) {
+    for (; x + 2 <= xr; x += 2) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_fb0_2(d, g0_0, g1_0, g2_0, f, x + PL, PL);
+  } else {
+    for (; x + 2 <= xr; x += 2) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, x + PL, OW, PL);
+  }
   if (x < W && x >= W - 2) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mk0_2(d, g0_0, g1_0, g2_0, f, W - 2 + PL, PL, mR);
+    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mk0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, W - 2 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 2 ? x : W - 2;
-    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(d, g0_0, g1_0, g2_0, f, xb + PL, OW, PL);
+    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, xb + PL, OW, PL);
     x = xb + 2;
   }
 }
@@ -519,16 +525,17 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const double *g0_0 = v0 ? gp + oy0 * OW : 0;
+          const double *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const double *g1_0 = v1 ? gp + oy1 * OW : 0;
+          const double *g1_0 = gp + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const double *g2_0 = v2 ? gp + oy2 * OW : 0;
+          const double *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
-          if (v0 && v1 && v2 && PL >= 0 && W >= 2 && (g0_0 - dy) >= 2 && (g0_0 - dy) + W + PL <= ND && (g1_0 - dy) >= 2 && (g1_0 - dy) + W + PL <= ND && (g2_0 - dy) >= 2 && (g2_0 - dy) + W + PL <= ND) {
-            if (W >= 2) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_row0_2(d, g0_0, g1_0, g2_0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+          if (PL >= 0 && W >= 2 && (g0_0 - dy) >= 2 && (g0_0 - dy) + W + PL <= ND && (g1_0 - dy) >= 2 && (g1_0 - dy) + W + PL <= ND && (g2_0 - dy) >= 2 && (g2_0 - dy) + W + PL <= ND) {
+            if (W >= 2)
+              kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_row0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             continue;
           }
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_bd0(d, g0_0, g1_0, g2_0, v0, v1, v2, fl, q, W, OW, PL);

@@ -373,12 +373,12 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const double *g0_0 = v0 ? gp + oy0 * OW : 0;
-          const double *g0_1 = v0 ? gp + 1 * OH * OW + oy0 * OW : 0;
+          const double *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const double *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const double *g2_0 = v2 ? gp + oy2 * OW : 0;
-          const double *g2_1 = v2 ? gp + 1 * OH * OW + oy2 * OW : 0;
+          const double *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
+          const double *g2_1 = gp + 1 * OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_bd0(d, g0_0, g0_1, g2_0, g2_1, v0, v2, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -399,8 +399,8 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const double *g1_0 = v1 ? gp + oy1 * OW : 0;
-          const double *g1_1 = v1 ? gp + 1 * OH * OW + oy1 * OW : 0;
+          const double *g1_0 = gp + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
+          const double *g1_1 = gp + 1 * OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_bd1(d, g1_0, g1_1, v1, fl, q, W, OW, PL);
           if (q < qhi) {
