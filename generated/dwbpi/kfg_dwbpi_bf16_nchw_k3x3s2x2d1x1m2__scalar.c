@@ -74,30 +74,6 @@ static void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar_in0(uint16_t *restrict d,
   const float f2_2_1 = f[17];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f0_0_0 * (g0_0[q + j]);
-        s += f0_0_1 * (g0_1[q + j]);
-        s += f0_2_0 * (g0_0[q + j - 1]);
-        s += f0_2_1 * (g0_1[q + j - 1]);
-        s += f2_0_0 * (g2_0[q + j]);
-        s += f2_0_1 * (g2_1[q + j]);
-        s += f2_2_0 * (g2_0[q + j - 1]);
-        s += f2_2_1 * (g2_1[q + j - 1]);
-        d[(q + j) * 2 - PL] = kfi_st_bf16(s);
-      }
-      {
-        float s = 0;
-        s += f0_1_0 * (g0_0[q + j]);
-        s += f0_1_1 * (g0_1[q + j]);
-        s += f2_1_0 * (g2_0[q + j]);
-        s += f2_1_1 * (g2_1[q + j]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_bf16(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -249,24 +225,6 @@ static void kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar_in1(uint16_t *restrict d,
   const float f1_2_1 = f[11];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f1_0_0 * (g1_0[q + j]);
-        s += f1_0_1 * (g1_1[q + j]);
-        s += f1_2_0 * (g1_0[q + j - 1]);
-        s += f1_2_1 * (g1_1[q + j - 1]);
-        d[(q + j) * 2 - PL] = kfi_st_bf16(s);
-      }
-      {
-        float s = 0;
-        s += f1_1_0 * (g1_0[q + j]);
-        s += f1_1_1 * (g1_1[q + j]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_bf16(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {

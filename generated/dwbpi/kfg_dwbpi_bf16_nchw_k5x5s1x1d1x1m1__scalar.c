@@ -19,11 +19,10 @@ static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_ntasks(const kfi_dwbpi
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
-/* Ring slot length: the dy row with 4 pad columns before and the right
+/* Ring slot length: the dy row with 0 pad columns before and the right
    pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
 static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_slot(const kfi_dwbpi_args *a) {
-  const int64_t rp = a->w + a->pad_left - a->ow;
-  return 4 + a->ow + (rp > 0 ? rp : 0);
+  return a->ow;
 }
 
 size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args) {
@@ -45,7 +44,7 @@ static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_fdivw(int64_t x) {
 static const float *kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
   const int64_t k = m * 5 + oy % 5;
-  float *r = ring + k * SL + 4;
+  float *r = ring + k * SL + 0;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -88,39 +87,6 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_in0(uint16_t *restrict d,
   const float f4_4_0 = f[24];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f0_0_0 * (g0_0[q + j]);
-        s += f0_1_0 * (g0_0[q + j - 1]);
-        s += f0_2_0 * (g0_0[q + j - 2]);
-        s += f0_3_0 * (g0_0[q + j - 3]);
-        s += f0_4_0 * (g0_0[q + j - 4]);
-        s += f1_0_0 * (g1_0[q + j]);
-        s += f1_1_0 * (g1_0[q + j - 1]);
-        s += f1_2_0 * (g1_0[q + j - 2]);
-        s += f1_3_0 * (g1_0[q + j - 3]);
-        s += f1_4_0 * (g1_0[q + j - 4]);
-        s += f2_0_0 * (g2_0[q + j]);
-        s += f2_1_0 * (g2_0[q + j - 1]);
-        s += f2_2_0 * (g2_0[q + j - 2]);
-        s += f2_3_0 * (g2_0[q + j - 3]);
-        s += f2_4_0 * (g2_0[q + j - 4]);
-        s += f3_0_0 * (g3_0[q + j]);
-        s += f3_1_0 * (g3_0[q + j - 1]);
-        s += f3_2_0 * (g3_0[q + j - 2]);
-        s += f3_3_0 * (g3_0[q + j - 3]);
-        s += f3_4_0 * (g3_0[q + j - 4]);
-        s += f4_0_0 * (g4_0[q + j]);
-        s += f4_1_0 * (g4_0[q + j - 1]);
-        s += f4_2_0 * (g4_0[q + j - 2]);
-        s += f4_3_0 * (g4_0[q + j - 3]);
-        s += f4_4_0 * (g4_0[q + j - 4]);
-        d[q + j - PL] = kfi_st_bf16(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -153,335 +119,6 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_in0(uint16_t *restrict d,
         d[q - PL] = kfi_st_bf16(s);
       }
     }
-  }
-}
-
-#if defined(__GNUC__)
-#define kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_INLINE inline __attribute__((always_inline))
-#else
-#define kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_INLINE inline
-#endif
-
-/* x clamped to [0, n] */
-static inline int kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(int64_t x, int n) {
-  return x < 0 ? 0 : x > n ? n : (int)x;
-}
-
-/* Every filter row exists; 4 outputs from column q0 - PL, every filter
-   column exists. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_fb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
-                                 int64_t q0, int64_t PL) {
-  int64_t j;
-  for (j = 0; j < 4; j++) {
-    const int64_t q = q0 + j;
-    float s = 0;
-    s += f[0] * g0_0[q];
-    s += f[1] * g0_0[q - 1];
-    s += f[2] * g0_0[q - 2];
-    s += f[3] * g0_0[q - 3];
-    s += f[4] * g0_0[q - 4];
-    s += f[5] * g1_0[q];
-    s += f[6] * g1_0[q - 1];
-    s += f[7] * g1_0[q - 2];
-    s += f[8] * g1_0[q - 3];
-    s += f[9] * g1_0[q - 4];
-    s += f[10] * g2_0[q];
-    s += f[11] * g2_0[q - 1];
-    s += f[12] * g2_0[q - 2];
-    s += f[13] * g2_0[q - 3];
-    s += f[14] * g2_0[q - 4];
-    s += f[15] * g3_0[q];
-    s += f[16] * g3_0[q - 1];
-    s += f[17] * g3_0[q - 2];
-    s += f[18] * g3_0[q - 3];
-    s += f[19] * g3_0[q - 4];
-    s += f[20] * g4_0[q];
-    s += f[21] * g4_0[q - 1];
-    s += f[22] * g4_0[q - 2];
-    s += f[23] * g4_0[q - 3];
-    s += f[24] * g4_0[q - 4];
-    d[q - PL] = kfi_st_bf16(s);
-  }
-}
-
-/* 4 outputs from column q0 - PL, each tap counted only where it exists:
-   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
-   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
-   +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
-                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
-  int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(0 - q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(OW - q0 + 0, 4);
-  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(1 - q0, 4), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(OW - q0 + 1, 4);
-  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(2 - q0, 4), hi2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(OW - q0 + 2, 4);
-  /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
-  const int lo3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(3 - q0, 4), hi3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(OW - q0 + 3, 4);
-  /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
-  const int lo4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(4 - q0, 4), hi4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_clampb(OW - q0 + 4, 4);
-  for (j = 0; j < 4; j++) {
-    const int64_t q = q0 + j;
-    float s = 0;
-    const int ok0 = j >= lo0 && j < hi0;
-    const int ok1 = j >= lo1 && j < hi1;
-    const int ok2 = j >= lo2 && j < hi2;
-    const int ok3 = j >= lo3 && j < hi3;
-    const int ok4 = j >= lo4 && j < hi4;
-    {
-      const float p = f[0] * g0_0[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const float p = f[1] * g0_0[q - 1];
-      s += ok1 && v0 ? p : 0;
-    }
-    {
-      const float p = f[2] * g0_0[q - 2];
-      s += ok2 && v0 ? p : 0;
-    }
-    {
-      const float p = f[3] * g0_0[q - 3];
-      s += ok3 && v0 ? p : 0;
-    }
-    {
-      const float p = f[4] * g0_0[q - 4];
-      s += ok4 && v0 ? p : 0;
-    }
-    {
-      const float p = f[5] * g1_0[q];
-      s += ok0 && v1 ? p : 0;
-    }
-    {
-      const float p = f[6] * g1_0[q - 1];
-      s += ok1 && v1 ? p : 0;
-    }
-    {
-      const float p = f[7] * g1_0[q - 2];
-      s += ok2 && v1 ? p : 0;
-    }
-    {
-      const float p = f[8] * g1_0[q - 3];
-      s += ok3 && v1 ? p : 0;
-    }
-    {
-      const float p = f[9] * g1_0[q - 4];
-      s += ok4 && v1 ? p : 0;
-    }
-    {
-      const float p = f[10] * g2_0[q];
-      s += ok0 && v2 ? p : 0;
-    }
-    {
-      const float p = f[11] * g2_0[q - 1];
-      s += ok1 && v2 ? p : 0;
-    }
-    {
-      const float p = f[12] * g2_0[q - 2];
-      s += ok2 && v2 ? p : 0;
-    }
-    {
-      const float p = f[13] * g2_0[q - 3];
-      s += ok3 && v2 ? p : 0;
-    }
-    {
-      const float p = f[14] * g2_0[q - 4];
-      s += ok4 && v2 ? p : 0;
-    }
-    {
-      const float p = f[15] * g3_0[q];
-      s += ok0 && v3 ? p : 0;
-    }
-    {
-      const float p = f[16] * g3_0[q - 1];
-      s += ok1 && v3 ? p : 0;
-    }
-    {
-      const float p = f[17] * g3_0[q - 2];
-      s += ok2 && v3 ? p : 0;
-    }
-    {
-      const float p = f[18] * g3_0[q - 3];
-      s += ok3 && v3 ? p : 0;
-    }
-    {
-      const float p = f[19] * g3_0[q - 4];
-      s += ok4 && v3 ? p : 0;
-    }
-    {
-      const float p = f[20] * g4_0[q];
-      s += ok0 && v4 ? p : 0;
-    }
-    {
-      const float p = f[21] * g4_0[q - 1];
-      s += ok1 && v4 ? p : 0;
-    }
-    {
-      const float p = f[22] * g4_0[q - 2];
-      s += ok2 && v4 ? p : 0;
-    }
-    {
-      const float p = f[23] * g4_0[q - 3];
-      s += ok3 && v4 ? p : 0;
-    }
-    {
-      const float p = f[24] * g4_0[q - 4];
-      s += ok4 && v4 ? p : 0;
-    }
-    d[q - PL] = kfi_st_bf16(s);
-  }
-}
-
-/* As mb, for the block at column 0 or W - 4 of a row, with its column
-   masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_mk0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
-                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
-  int64_t j;
-  for (j = 0; j < 4; j++) {
-    const int64_t q = q0 + j;
-    float s = 0;
-    const int ok0 = mk[0 + j] != 0;
-    const int ok1 = mk[4 + j] != 0;
-    const int ok2 = mk[8 + j] != 0;
-    const int ok3 = mk[12 + j] != 0;
-    const int ok4 = mk[16 + j] != 0;
-    {
-      const float p = f[0] * g0_0[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const float p = f[1] * g0_0[q - 1];
-      s += ok1 && v0 ? p : 0;
-    }
-    {
-      const float p = f[2] * g0_0[q - 2];
-      s += ok2 && v0 ? p : 0;
-    }
-    {
-      const float p = f[3] * g0_0[q - 3];
-      s += ok3 && v0 ? p : 0;
-    }
-    {
-      const float p = f[4] * g0_0[q - 4];
-      s += ok4 && v0 ? p : 0;
-    }
-    {
-      const float p = f[5] * g1_0[q];
-      s += ok0 && v1 ? p : 0;
-    }
-    {
-      const float p = f[6] * g1_0[q - 1];
-      s += ok1 && v1 ? p : 0;
-    }
-    {
-      const float p = f[7] * g1_0[q - 2];
-      s += ok2 && v1 ? p : 0;
-    }
-    {
-      const float p = f[8] * g1_0[q - 3];
-      s += ok3 && v1 ? p : 0;
-    }
-    {
-      const float p = f[9] * g1_0[q - 4];
-      s += ok4 && v1 ? p : 0;
-    }
-    {
-      const float p = f[10] * g2_0[q];
-      s += ok0 && v2 ? p : 0;
-    }
-    {
-      const float p = f[11] * g2_0[q - 1];
-      s += ok1 && v2 ? p : 0;
-    }
-    {
-      const float p = f[12] * g2_0[q - 2];
-      s += ok2 && v2 ? p : 0;
-    }
-    {
-      const float p = f[13] * g2_0[q - 3];
-      s += ok3 && v2 ? p : 0;
-    }
-    {
-      const float p = f[14] * g2_0[q - 4];
-      s += ok4 && v2 ? p : 0;
-    }
-    {
-      const float p = f[15] * g3_0[q];
-      s += ok0 && v3 ? p : 0;
-    }
-    {
-      const float p = f[16] * g3_0[q - 1];
-      s += ok1 && v3 ? p : 0;
-    }
-    {
-      const float p = f[17] * g3_0[q - 2];
-      s += ok2 && v3 ? p : 0;
-    }
-    {
-      const float p = f[18] * g3_0[q - 3];
-      s += ok3 && v3 ? p : 0;
-    }
-    {
-      const float p = f[19] * g3_0[q - 4];
-      s += ok4 && v3 ? p : 0;
-    }
-    {
-      const float p = f[20] * g4_0[q];
-      s += ok0 && v4 ? p : 0;
-    }
-    {
-      const float p = f[21] * g4_0[q - 1];
-      s += ok1 && v4 ? p : 0;
-    }
-    {
-      const float p = f[22] * g4_0[q - 2];
-      s += ok2 && v4 ? p : 0;
-    }
-    {
-      const float p = f[23] * g4_0[q - 3];
-      s += ok3 && v4 ? p : 0;
-    }
-    {
-      const float p = f[24] * g4_0[q - 4];
-      s += ok4 && v4 ? p : 0;
-    }
-    d[q - PL] = kfi_st_bf16(s);
-  }
-}
-
-/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
-   blocks over the border columns [0, xl) and [xr, W), plain blocks in
-   between (masked by the row flags only when a filter row is missing;
-   g<fy> must then still point at a readable row). The last masked block of a
-   side may overlap the block before it: it recomputes those outputs with
-   the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_row0_4(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4, const float *f,
-                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
-                                      const int *mR) {
-  int64_t x = 0, xb;
-  if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, PL, PL, mL);
-    x = 4;
-  }
-  while (x < xl && x < W) {
-    xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
-    x = xb + 4;
-  }
-  if (v0 && v1 && v2 && v3 && v4) {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_fb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, x + PL, PL);
-  } else {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
-  }
-  if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, W - 4 + PL, PL, mR);
-    x = W;
-  }
-  while (x < W) {
-    xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
-    x = xb + 4;
   }
 }
 
@@ -709,38 +346,6 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_task(void *ctx, size_t t)
   const int64_t SL = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_slot(a);
   float *row = (float *)a->scratch + (int64_t)t * (W + 5 * SL), *ring = row + W;
   int64_t tag[5];
-  /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
-     block <= W): filter column fx exists in lane j iff 0 <= q0 + j - fx*1 < OW */
-  int mL[20], mR[20];
-  {
-    int64_t B = 0, j;
-    if (W >= 4) B = 4;
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
-    }
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
-      mL[1 * B + j] = l >= 0 && l < OW;
-      mR[1 * B + j] = r >= 0 && r < OW;
-    }
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
-      mL[2 * B + j] = l >= 0 && l < OW;
-      mR[2 * B + j] = r >= 0 && r < OW;
-    }
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 3, r = W - B + PL + j - 3;
-      mL[3 * B + j] = l >= 0 && l < OW;
-      mR[3 * B + j] = r >= 0 && r < OW;
-    }
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 4, r = W - B + PL + j - 4;
-      mL[4 * B + j] = l >= 0 && l < OW;
-      mR[4 * B + j] = r >= 0 && r < OW;
-    }
-  }
   if (qlo < 4) qlo = 4;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
@@ -765,25 +370,20 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_task(void *ctx, size_t t)
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy3 = qy - 3;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy4 = qy - 4;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : ring + 0; /* missing: any readable row */
           int64_t q = qs;
-          if (PL >= 0 && W >= 4) {
-            if (W >= 4)
-              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_row0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
-            continue;
-          }
           for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_bd0(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0 && v1 && v2 && v3 && v4) {

@@ -77,33 +77,6 @@ static void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar_in0(uint16_t *restrict d,
   const float f4_4_0 = f[24];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f0_0_0 * (g0_0[q + j]);
-        s += f0_2_0 * (g0_0[q + j - 1]);
-        s += f0_4_0 * (g0_0[q + j - 2]);
-        s += f2_0_0 * (g2_0[q + j]);
-        s += f2_2_0 * (g2_0[q + j - 1]);
-        s += f2_4_0 * (g2_0[q + j - 2]);
-        s += f4_0_0 * (g4_0[q + j]);
-        s += f4_2_0 * (g4_0[q + j - 1]);
-        s += f4_4_0 * (g4_0[q + j - 2]);
-        d[(q + j) * 2 - PL] = kfi_st_bf16(s);
-      }
-      {
-        float s = 0;
-        s += f0_1_0 * (g0_0[q + j]);
-        s += f0_3_0 * (g0_0[q + j - 1]);
-        s += f2_1_0 * (g2_0[q + j]);
-        s += f2_3_0 * (g2_0[q + j - 1]);
-        s += f4_1_0 * (g4_0[q + j]);
-        s += f4_3_0 * (g4_0[q + j - 1]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_bf16(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -308,28 +281,6 @@ static void kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar_in1(uint16_t *restrict d,
   const float f3_4_0 = f[19];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f1_0_0 * (g1_0[q + j]);
-        s += f1_2_0 * (g1_0[q + j - 1]);
-        s += f1_4_0 * (g1_0[q + j - 2]);
-        s += f3_0_0 * (g3_0[q + j]);
-        s += f3_2_0 * (g3_0[q + j - 1]);
-        s += f3_4_0 * (g3_0[q + j - 2]);
-        d[(q + j) * 2 - PL] = kfi_st_bf16(s);
-      }
-      {
-        float s = 0;
-        s += f1_1_0 * (g1_0[q + j]);
-        s += f1_3_0 * (g1_0[q + j - 1]);
-        s += f3_1_0 * (g3_0[q + j]);
-        s += f3_3_0 * (g3_0[q + j - 1]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_bf16(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {

@@ -22,8 +22,7 @@ static int64_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_ntasks(const kfi_dwbpi_
 /* Ring slot length: the dy row with 0 pad columns before and the right
    pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
 static int64_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_slot(const kfi_dwbpi_args *a) {
-  const int64_t rp = a->w + a->pad_left - a->ow;
-  return 0 + a->ow + (rp > 0 ? rp : 0);
+  return a->ow;
 }
 
 size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_scratch(const void *args) {
@@ -65,16 +64,6 @@ static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_in0(uint16_t *restrict d, 
   const float f0_0_1 = f[1];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f0_0_0 * (g0_0[q + j]);
-        s += f0_0_1 * (g0_1[q + j]);
-        d[q + j - PL] = kfi_st_f16(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -84,112 +73,6 @@ static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_in0(uint16_t *restrict d, 
         d[q - PL] = kfi_st_f16(s);
       }
     }
-  }
-}
-
-#if defined(__GNUC__)
-#define kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_INLINE inline __attribute__((always_inline))
-#else
-#define kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_INLINE inline
-#endif
-
-/* x clamped to [0, n] */
-static inline int kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_clampb(int64_t x, int n) {
-  return x < 0 ? 0 : x > n ? n : (int)x;
-}
-
-/* Every filter row exists; 4 outputs from column q0 - PL, every filter
-   column exists. */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_fb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
-                                 int64_t q0, int64_t PL) {
-  int64_t j;
-  for (j = 0; j < 4; j++) {
-    const int64_t q = q0 + j;
-    float s = 0;
-    s += f[0] * g0_0[q];
-    s += f[1] * g0_1[q];
-    d[q - PL] = kfi_st_f16(s);
-  }
-}
-
-/* 4 outputs from column q0 - PL, each tap counted only where it exists:
-   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
-   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
-   +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
-                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
-  int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_clampb(OW - q0 + 0, 4);
-  for (j = 0; j < 4; j++) {
-    const int64_t q = q0 + j;
-    float s = 0;
-    const int ok0 = j >= lo0 && j < hi0;
-    {
-      const float p = f[0] * g0_0[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const float p = f[1] * g0_1[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    d[q - PL] = kfi_st_f16(s);
-  }
-}
-
-/* As mb, for the block at column 0 or W - 4 of a row, with its column
-   masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_mk0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
-                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
-  int64_t j;
-  for (j = 0; j < 4; j++) {
-    const int64_t q = q0 + j;
-    float s = 0;
-    const int ok0 = mk[0 + j] != 0;
-    {
-      const float p = f[0] * g0_0[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const float p = f[1] * g0_1[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    d[q - PL] = kfi_st_f16(s);
-  }
-}
-
-/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
-   blocks over the border columns [0, xl) and [xr, W), plain blocks in
-   between (masked by the row flags only when a filter row is missing;
-   g<fy> must then still point at a readable row). The last masked block of a
-   side may overlap the block before it: it recomputes those outputs with
-   the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_row0_4(uint16_t *d, const float *g0_0, const float *g0_1, int v0, const float *f,
-                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
-                                      const int *mR) {
-  int64_t x = 0, xb;
-  if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_mk0_4(d, g0_0, g0_1, v0, f, PL, PL, mL);
-    x = 4;
-  }
-  while (x < xl && x < W) {
-    xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
-    x = xb + 4;
-  }
-  if (v0) {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_fb0_4(d, g0_0, g0_1, f, x + PL, PL);
-  } else {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, v0, f, x + PL, OW, PL);
-  }
-  if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_mk0_4(d, g0_0, g0_1, v0, f, W - 4 + PL, PL, mR);
-    x = W;
-  }
-  while (x < W) {
-    xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
-    x = xb + 4;
   }
 }
 
@@ -248,18 +131,6 @@ static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
   const int64_t SL = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_slot(a);
   float *row = (float *)a->scratch + (int64_t)t * (W + 2 * SL), *ring = row + W;
   int64_t tag[2];
-  /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
-     block <= W): filter column fx exists in lane j iff 0 <= q0 + j - fx*1 < OW */
-  int mL[4], mR[4];
-  {
-    int64_t B = 0, j;
-    if (W >= 4) B = 4;
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
-    }
-  }
   if (qlo < 0) qlo = 0;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
@@ -288,11 +159,6 @@ static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
           const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const float *g0_1 = v0 ? kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
           int64_t q = qs;
-          if (PL >= 0 && W >= 4) {
-            if (W >= 4)
-              kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_row0_4(d, g0_0, g0_1, v0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
-            continue;
-          }
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_bd0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0) {

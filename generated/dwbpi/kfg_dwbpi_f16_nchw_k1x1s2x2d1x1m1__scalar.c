@@ -63,19 +63,6 @@ static void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar_in0(uint16_t *restrict d, 
   const float f0_0_0 = f[0];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f0_0_0 * (g0_0[q + j]);
-        d[(q + j) * 2 - PL] = kfi_st_f16(s);
-      }
-      {
-        float s = 0;
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f16(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {

@@ -19,11 +19,10 @@ static int64_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_ntasks(const kfi_dwbpi_
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
-/* Ring slot length: the dy row with 2 pad columns before and the right
+/* Ring slot length: the dy row with 0 pad columns before and the right
    pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
 static int64_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_slot(const kfi_dwbpi_args *a) {
-  const int64_t rp = a->w + a->pad_left - a->ow;
-  return 2 + a->ow + (rp > 0 ? rp : 0);
+  return a->ow;
 }
 
 size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args) {
@@ -45,7 +44,7 @@ static int64_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_fdivw(int64_t x) {
 static const float *kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
   const int64_t k = m * 3 + oy % 3;
-  float *r = ring + k * SL + 2;
+  float *r = ring + k * SL + 0;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -81,32 +80,6 @@ static void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_in0(uint16_t *restrict d, 
   const float f2_2_1 = f[17];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f0_0_0 * (g0_0[q + j]);
-        s += f0_0_1 * (g0_1[q + j]);
-        s += f0_1_0 * (g0_0[q + j - 1]);
-        s += f0_1_1 * (g0_1[q + j - 1]);
-        s += f0_2_0 * (g0_0[q + j - 2]);
-        s += f0_2_1 * (g0_1[q + j - 2]);
-        s += f1_0_0 * (g1_0[q + j]);
-        s += f1_0_1 * (g1_1[q + j]);
-        s += f1_1_0 * (g1_0[q + j - 1]);
-        s += f1_1_1 * (g1_1[q + j - 1]);
-        s += f1_2_0 * (g1_0[q + j - 2]);
-        s += f1_2_1 * (g1_1[q + j - 2]);
-        s += f2_0_0 * (g2_0[q + j]);
-        s += f2_0_1 * (g2_1[q + j]);
-        s += f2_1_0 * (g2_0[q + j - 1]);
-        s += f2_1_1 * (g2_1[q + j - 1]);
-        s += f2_2_0 * (g2_0[q + j - 2]);
-        s += f2_2_1 * (g2_1[q + j - 2]);
-        d[q + j - PL] = kfi_st_f16(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -132,264 +105,6 @@ static void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_in0(uint16_t *restrict d, 
         d[q - PL] = kfi_st_f16(s);
       }
     }
-  }
-}
-
-#if defined(__GNUC__)
-#define kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_INLINE inline __attribute__((always_inline))
-#else
-#define kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_INLINE inline
-#endif
-
-/* x clamped to [0, n] */
-static inline int kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_clampb(int64_t x, int n) {
-  return x < 0 ? 0 : x > n ? n : (int)x;
-}
-
-/* Every filter row exists; 4 outputs from column q0 - PL, every filter
-   column exists. */
-static kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_fb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
-                                 int64_t q0, int64_t PL) {
-  int64_t j;
-  for (j = 0; j < 4; j++) {
-    const int64_t q = q0 + j;
-    float s = 0;
-    s += f[0] * g0_0[q];
-    s += f[1] * g0_1[q];
-    s += f[2] * g0_0[q - 1];
-    s += f[3] * g0_1[q - 1];
-    s += f[4] * g0_0[q - 2];
-    s += f[5] * g0_1[q - 2];
-    s += f[6] * g1_0[q];
-    s += f[7] * g1_1[q];
-    s += f[8] * g1_0[q - 1];
-    s += f[9] * g1_1[q - 1];
-    s += f[10] * g1_0[q - 2];
-    s += f[11] * g1_1[q - 2];
-    s += f[12] * g2_0[q];
-    s += f[13] * g2_1[q];
-    s += f[14] * g2_0[q - 1];
-    s += f[15] * g2_1[q - 1];
-    s += f[16] * g2_0[q - 2];
-    s += f[17] * g2_1[q - 2];
-    d[q - PL] = kfi_st_f16(s);
-  }
-}
-
-/* 4 outputs from column q0 - PL, each tap counted only where it exists:
-   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
-   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
-   +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
-                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
-  int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_clampb(OW - q0 + 0, 4);
-  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_clampb(1 - q0, 4), hi1 = kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_clampb(OW - q0 + 1, 4);
-  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_clampb(2 - q0, 4), hi2 = kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_clampb(OW - q0 + 2, 4);
-  for (j = 0; j < 4; j++) {
-    const int64_t q = q0 + j;
-    float s = 0;
-    const int ok0 = j >= lo0 && j < hi0;
-    const int ok1 = j >= lo1 && j < hi1;
-    const int ok2 = j >= lo2 && j < hi2;
-    {
-      const float p = f[0] * g0_0[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const float p = f[1] * g0_1[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const float p = f[2] * g0_0[q - 1];
-      s += ok1 && v0 ? p : 0;
-    }
-    {
-      const float p = f[3] * g0_1[q - 1];
-      s += ok1 && v0 ? p : 0;
-    }
-    {
-      const float p = f[4] * g0_0[q - 2];
-      s += ok2 && v0 ? p : 0;
-    }
-    {
-      const float p = f[5] * g0_1[q - 2];
-      s += ok2 && v0 ? p : 0;
-    }
-    {
-      const float p = f[6] * g1_0[q];
-      s += ok0 && v1 ? p : 0;
-    }
-    {
-      const float p = f[7] * g1_1[q];
-      s += ok0 && v1 ? p : 0;
-    }
-    {
-      const float p = f[8] * g1_0[q - 1];
-      s += ok1 && v1 ? p : 0;
-    }
-    {
-      const float p = f[9] * g1_1[q - 1];
-      s += ok1 && v1 ? p : 0;
-    }
-    {
-      const float p = f[10] * g1_0[q - 2];
-      s += ok2 && v1 ? p : 0;
-    }
-    {
-      const float p = f[11] * g1_1[q - 2];
-      s += ok2 && v1 ? p : 0;
-    }
-    {
-      const float p = f[12] * g2_0[q];
-      s += ok0 && v2 ? p : 0;
-    }
-    {
-      const float p = f[13] * g2_1[q];
-      s += ok0 && v2 ? p : 0;
-    }
-    {
-      const float p = f[14] * g2_0[q - 1];
-      s += ok1 && v2 ? p : 0;
-    }
-    {
-      const float p = f[15] * g2_1[q - 1];
-      s += ok1 && v2 ? p : 0;
-    }
-    {
-      const float p = f[16] * g2_0[q - 2];
-      s += ok2 && v2 ? p : 0;
-    }
-    {
-      const float p = f[17] * g2_1[q - 2];
-      s += ok2 && v2 ? p : 0;
-    }
-    d[q - PL] = kfi_st_f16(s);
-  }
-}
-
-/* As mb, for the block at column 0 or W - 4 of a row, with its column
-   masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
-static kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_mk0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
-                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
-  int64_t j;
-  for (j = 0; j < 4; j++) {
-    const int64_t q = q0 + j;
-    float s = 0;
-    const int ok0 = mk[0 + j] != 0;
-    const int ok1 = mk[4 + j] != 0;
-    const int ok2 = mk[8 + j] != 0;
-    {
-      const float p = f[0] * g0_0[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const float p = f[1] * g0_1[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const float p = f[2] * g0_0[q - 1];
-      s += ok1 && v0 ? p : 0;
-    }
-    {
-      const float p = f[3] * g0_1[q - 1];
-      s += ok1 && v0 ? p : 0;
-    }
-    {
-      const float p = f[4] * g0_0[q - 2];
-      s += ok2 && v0 ? p : 0;
-    }
-    {
-      const float p = f[5] * g0_1[q - 2];
-      s += ok2 && v0 ? p : 0;
-    }
-    {
-      const float p = f[6] * g1_0[q];
-      s += ok0 && v1 ? p : 0;
-    }
-    {
-      const float p = f[7] * g1_1[q];
-      s += ok0 && v1 ? p : 0;
-    }
-    {
-      const float p = f[8] * g1_0[q - 1];
-      s += ok1 && v1 ? p : 0;
-    }
-    {
-      const float p = f[9] * g1_1[q - 1];
-      s += ok1 && v1 ? p : 0;
-    }
-    {
-      const float p = f[10] * g1_0[q - 2];
-      s += ok2 && v1 ? p : 0;
-    }
-    {
-      const float p = f[11] * g1_1[q - 2];
-      s += ok2 && v1 ? p : 0;
-    }
-    {
-      const float p = f[12] * g2_0[q];
-      s += ok0 && v2 ? p : 0;
-    }
-    {
-      const float p = f[13] * g2_1[q];
-      s += ok0 && v2 ? p : 0;
-    }
-    {
-      const float p = f[14] * g2_0[q - 1];
-      s += ok1 && v2 ? p : 0;
-    }
-    {
-      const float p = f[15] * g2_1[q - 1];
-      s += ok1 && v2 ? p : 0;
-    }
-    {
-      const float p = f[16] * g2_0[q - 2];
-      s += ok2 && v2 ? p : 0;
-    }
-    {
-      const float p = f[17] * g2_1[q - 2];
-      s += ok2 && v2 ? p : 0;
-    }
-    d[q - PL] = kfi_st_f16(s);
-  }
-}
-
-/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
-   blocks over the border columns [0, xl) and [xr, W), plain blocks in
-   between (masked by the row flags only when a filter row is missing;
-   g<fy> must then still point at a readable row). The last masked block of a
-   side may overlap the block before it: it recomputes those outputs with
-   the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_INLINE void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_row0_4(uint16_t *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, int v0, int v1, int v2, const float *f,
-                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
-                                      const int *mR) {
-  int64_t x = 0, xb;
-  if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, PL, PL, mL);
-    x = 4;
-  }
-  while (x < xl && x < W) {
-    xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
-    x = xb + 4;
-  }
-  if (v0 && v1 && v2) {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_fb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, f, x + PL, PL);
-  } else {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, x + PL, OW, PL);
-  }
-  if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, W - 4 + PL, PL, mR);
-    x = W;
-  }
-  while (x < W) {
-    xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
-    x = xb + 4;
   }
 }
 
@@ -538,28 +253,6 @@ static void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
   const int64_t SL = kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_slot(a);
   float *row = (float *)a->scratch + (int64_t)t * (W + 6 * SL), *ring = row + W;
   int64_t tag[6];
-  /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
-     block <= W): filter column fx exists in lane j iff 0 <= q0 + j - fx*1 < OW */
-  int mL[12], mR[12];
-  {
-    int64_t B = 0, j;
-    if (W >= 4) B = 4;
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
-    }
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
-      mL[1 * B + j] = l >= 0 && l < OW;
-      mR[1 * B + j] = r >= 0 && r < OW;
-    }
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
-      mL[2 * B + j] = l >= 0 && l < OW;
-      mR[2 * B + j] = r >= 0 && r < OW;
-    }
-  }
   if (qlo < 2) qlo = 2;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
@@ -585,22 +278,17 @@ static void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 2; /* missing: any readable row */
-          const float *g0_1 = v0 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring + 2; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g0_1 = v0 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 2; /* missing: any readable row */
-          const float *g1_1 = v1 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy1, OH, OW, SL) : ring + 2; /* missing: any readable row */
+          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g1_1 = v1 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 2; /* missing: any readable row */
-          const float *g2_1 = v2 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy2, OH, OW, SL) : ring + 2; /* missing: any readable row */
+          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g2_1 = v2 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
           int64_t q = qs;
-          if (PL >= 0 && W >= 4) {
-            if (W >= 4)
-              kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
-            continue;
-          }
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0 && v1 && v2) {

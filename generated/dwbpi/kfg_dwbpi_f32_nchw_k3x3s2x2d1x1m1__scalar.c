@@ -46,24 +46,6 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_in0(float *restrict d, con
   const float f2_2_0 = f[8];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
-        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
-        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
-        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
-        d[(q + j) * 2 - PL] = kfi_st_f32(s);
-      }
-      {
-        float s = 0;
-        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
-        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -188,21 +170,6 @@ static void kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_in1(float *restrict d, con
   const float f1_2_0 = f[5];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
-        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
-        d[(q + j) * 2 - PL] = kfi_st_f32(s);
-      }
-      {
-        float s = 0;
-        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {

@@ -70,48 +70,6 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar_in0(float *restrict d, con
   const float f4_4_1 = f[49];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
-        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
-        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
-        s += f0_2_1 * kfi_ld_f32(g0_1[q + j - 1]);
-        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 2]);
-        s += f0_4_1 * kfi_ld_f32(g0_1[q + j - 2]);
-        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
-        s += f2_0_1 * kfi_ld_f32(g2_1[q + j]);
-        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
-        s += f2_2_1 * kfi_ld_f32(g2_1[q + j - 1]);
-        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 2]);
-        s += f2_4_1 * kfi_ld_f32(g2_1[q + j - 2]);
-        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
-        s += f4_0_1 * kfi_ld_f32(g4_1[q + j]);
-        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 1]);
-        s += f4_2_1 * kfi_ld_f32(g4_1[q + j - 1]);
-        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 2]);
-        s += f4_4_1 * kfi_ld_f32(g4_1[q + j - 2]);
-        d[(q + j) * 2 - PL] = kfi_st_f32(s);
-      }
-      {
-        float s = 0;
-        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
-        s += f0_1_1 * kfi_ld_f32(g0_1[q + j]);
-        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 1]);
-        s += f0_3_1 * kfi_ld_f32(g0_1[q + j - 1]);
-        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
-        s += f2_1_1 * kfi_ld_f32(g2_1[q + j]);
-        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 1]);
-        s += f2_3_1 * kfi_ld_f32(g2_1[q + j - 1]);
-        s += f4_1_0 * kfi_ld_f32(g4_0[q + j]);
-        s += f4_1_1 * kfi_ld_f32(g4_1[q + j]);
-        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 1]);
-        s += f4_3_1 * kfi_ld_f32(g4_1[q + j - 1]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -386,38 +344,6 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar_in1(float *restrict d, con
   const float f3_4_1 = f[39];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
-        s += f1_0_1 * kfi_ld_f32(g1_1[q + j]);
-        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
-        s += f1_2_1 * kfi_ld_f32(g1_1[q + j - 1]);
-        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 2]);
-        s += f1_4_1 * kfi_ld_f32(g1_1[q + j - 2]);
-        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
-        s += f3_0_1 * kfi_ld_f32(g3_1[q + j]);
-        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 1]);
-        s += f3_2_1 * kfi_ld_f32(g3_1[q + j - 1]);
-        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 2]);
-        s += f3_4_1 * kfi_ld_f32(g3_1[q + j - 2]);
-        d[(q + j) * 2 - PL] = kfi_st_f32(s);
-      }
-      {
-        float s = 0;
-        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
-        s += f1_1_1 * kfi_ld_f32(g1_1[q + j]);
-        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 1]);
-        s += f1_3_1 * kfi_ld_f32(g1_1[q + j - 1]);
-        s += f3_1_0 * kfi_ld_f32(g3_0[q + j]);
-        s += f3_1_1 * kfi_ld_f32(g3_1[q + j]);
-        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 1]);
-        s += f3_3_1 * kfi_ld_f32(g3_1[q + j - 1]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {

@@ -68,46 +68,6 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar_in0(float *restrict d, con
   const float f6_6_0 = f[48];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
-        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 1]);
-        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 2]);
-        s += f0_6_0 * kfi_ld_f32(g0_0[q + j - 3]);
-        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
-        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 1]);
-        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 2]);
-        s += f2_6_0 * kfi_ld_f32(g2_0[q + j - 3]);
-        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
-        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 1]);
-        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 2]);
-        s += f4_6_0 * kfi_ld_f32(g4_0[q + j - 3]);
-        s += f6_0_0 * kfi_ld_f32(g6_0[q + j]);
-        s += f6_2_0 * kfi_ld_f32(g6_0[q + j - 1]);
-        s += f6_4_0 * kfi_ld_f32(g6_0[q + j - 2]);
-        s += f6_6_0 * kfi_ld_f32(g6_0[q + j - 3]);
-        d[(q + j) * 2 - PL] = kfi_st_f32(s);
-      }
-      {
-        float s = 0;
-        s += f0_1_0 * kfi_ld_f32(g0_0[q + j]);
-        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 1]);
-        s += f0_5_0 * kfi_ld_f32(g0_0[q + j - 2]);
-        s += f2_1_0 * kfi_ld_f32(g2_0[q + j]);
-        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 1]);
-        s += f2_5_0 * kfi_ld_f32(g2_0[q + j - 2]);
-        s += f4_1_0 * kfi_ld_f32(g4_0[q + j]);
-        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 1]);
-        s += f4_5_0 * kfi_ld_f32(g4_0[q + j - 2]);
-        s += f6_1_0 * kfi_ld_f32(g6_0[q + j]);
-        s += f6_3_0 * kfi_ld_f32(g6_0[q + j - 1]);
-        s += f6_5_0 * kfi_ld_f32(g6_0[q + j - 2]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -420,39 +380,6 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar_in1(float *restrict d, con
   const float f5_6_0 = f[41];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 4; j++) {
-      {
-        float s = 0;
-        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
-        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 1]);
-        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 2]);
-        s += f1_6_0 * kfi_ld_f32(g1_0[q + j - 3]);
-        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
-        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 1]);
-        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 2]);
-        s += f3_6_0 * kfi_ld_f32(g3_0[q + j - 3]);
-        s += f5_0_0 * kfi_ld_f32(g5_0[q + j]);
-        s += f5_2_0 * kfi_ld_f32(g5_0[q + j - 1]);
-        s += f5_4_0 * kfi_ld_f32(g5_0[q + j - 2]);
-        s += f5_6_0 * kfi_ld_f32(g5_0[q + j - 3]);
-        d[(q + j) * 2 - PL] = kfi_st_f32(s);
-      }
-      {
-        float s = 0;
-        s += f1_1_0 * kfi_ld_f32(g1_0[q + j]);
-        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 1]);
-        s += f1_5_0 * kfi_ld_f32(g1_0[q + j - 2]);
-        s += f3_1_0 * kfi_ld_f32(g3_0[q + j]);
-        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 1]);
-        s += f3_5_0 * kfi_ld_f32(g3_0[q + j - 2]);
-        s += f5_1_0 * kfi_ld_f32(g5_0[q + j]);
-        s += f5_3_0 * kfi_ld_f32(g5_0[q + j - 1]);
-        s += f5_5_0 * kfi_ld_f32(g5_0[q + j - 2]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f32(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {

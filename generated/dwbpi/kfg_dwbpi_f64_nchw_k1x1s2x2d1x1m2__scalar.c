@@ -42,20 +42,6 @@ static void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_in0(double *restrict d, co
   const double f0_0_1 = f[1];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 2; j++) {
-      {
-        double s = 0;
-        s += f0_0_0 * kfi_ld_f64(g0_0[q + j]);
-        s += f0_0_1 * kfi_ld_f64(g0_1[q + j]);
-        d[(q + j) * 2 - PL] = kfi_st_f64(s);
-      }
-      {
-        double s = 0;
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {

@@ -49,23 +49,6 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_in0(double *restrict d, co
   const double f2_2_0 = f[8];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 2; j++) {
-      {
-        double s = 0;
-        s += f0_0_0 * kfi_ld_f64(g0_0[q + j]);
-        s += f0_1_0 * kfi_ld_f64(g0_0[q + j - 1]);
-        s += f0_2_0 * kfi_ld_f64(g0_0[q + j - 2]);
-        s += f1_0_0 * kfi_ld_f64(g1_0[q + j]);
-        s += f1_1_0 * kfi_ld_f64(g1_0[q + j - 1]);
-        s += f1_2_0 * kfi_ld_f64(g1_0[q + j - 2]);
-        s += f2_0_0 * kfi_ld_f64(g2_0[q + j]);
-        s += f2_1_0 * kfi_ld_f64(g2_0[q + j - 1]);
-        s += f2_2_0 * kfi_ld_f64(g2_0[q + j - 2]);
-        d[q + j - PL] = kfi_st_f64(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -82,183 +65,6 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_in0(double *restrict d, co
         d[q - PL] = kfi_st_f64(s);
       }
     }
-  }
-}
-
-#if defined(__GNUC__)
-#define kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE inline __attribute__((always_inline))
-#else
-#define kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE inline
-#endif
-
-/* x clamped to [0, n] */
-static inline int kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_clampb(int64_t x, int n) {
-  return x < 0 ? 0 : x > n ? n : (int)x;
-}
-
-/* Every filter row exists; 2 outputs from column q0 - PL, every filter
-   column exists. */
-static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_fb0_2(double *restrict d, const double *restrict g0_0, const double *restrict g1_0, const double *restrict g2_0, const double *restrict f,
-                                 int64_t q0, int64_t PL) {
-  int64_t j;
-  for (j = 0; j < 2; j++) {
-    const int64_t q = q0 + j;
-    double s = 0;
-    s += f[0] * g0_0[q];
-    s += f[1] * g0_0[q - 1];
-    s += f[2] * g0_0[q - 2];
-    s += f[3] * g1_0[q];
-    s += f[4] * g1_0[q - 1];
-    s += f[5] * g1_0[q - 2];
-    s += f[6] * g2_0[q];
-    s += f[7] * g2_0[q - 1];
-    s += f[8] * g2_0[q - 2];
-    d[q - PL] = kfi_st_f64(s);
-  }
-}
-
-/* 2 outputs from column q0 - PL, each tap counted only where it exists:
-   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
-   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
-   +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(double *restrict d, const double *restrict g0_0, const double *restrict g1_0, const double *restrict g2_0, int v0, int v1, int v2,
-                                     const double *restrict f, int64_t q0, int64_t OW, int64_t PL) {
-  int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_clampb(0 - q0, 2), hi0 = kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_clampb(OW - q0 + 0, 2);
-  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_clampb(1 - q0, 2), hi1 = kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_clampb(OW - q0 + 1, 2);
-  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_clampb(2 - q0, 2), hi2 = kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_clampb(OW - q0 + 2, 2);
-  for (j = 0; j < 2; j++) {
-    const int64_t q = q0 + j;
-    double s = 0;
-    const int ok0 = j >= lo0 && j < hi0;
-    const int ok1 = j >= lo1 && j < hi1;
-    const int ok2 = j >= lo2 && j < hi2;
-    {
-      const double p = f[0] * g0_0[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const double p = f[1] * g0_0[q - 1];
-      s += ok1 && v0 ? p : 0;
-    }
-    {
-      const double p = f[2] * g0_0[q - 2];
-      s += ok2 && v0 ? p : 0;
-    }
-    {
-      const double p = f[3] * g1_0[q];
-      s += ok0 && v1 ? p : 0;
-    }
-    {
-      const double p = f[4] * g1_0[q - 1];
-      s += ok1 && v1 ? p : 0;
-    }
-    {
-      const double p = f[5] * g1_0[q - 2];
-      s += ok2 && v1 ? p : 0;
-    }
-    {
-      const double p = f[6] * g2_0[q];
-      s += ok0 && v2 ? p : 0;
-    }
-    {
-      const double p = f[7] * g2_0[q - 1];
-      s += ok1 && v2 ? p : 0;
-    }
-    {
-      const double p = f[8] * g2_0[q - 2];
-      s += ok2 && v2 ? p : 0;
-    }
-    d[q - PL] = kfi_st_f64(s);
-  }
-}
-
-/* As mb, for the block at column 0 or W - 2 of a row, with its column
-   masks precomputed: filter column fx exists in lane j iff mk[fx*2 + j]. */
-static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mk0_2(double *restrict d, const double *restrict g0_0, const double *restrict g1_0, const double *restrict g2_0, int v0, int v1, int v2,
-                                     const double *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
-  int64_t j;
-  for (j = 0; j < 2; j++) {
-    const int64_t q = q0 + j;
-    double s = 0;
-    const int ok0 = mk[0 + j] != 0;
-    const int ok1 = mk[2 + j] != 0;
-    const int ok2 = mk[4 + j] != 0;
-    {
-      const double p = f[0] * g0_0[q];
-      s += ok0 && v0 ? p : 0;
-    }
-    {
-      const double p = f[1] * g0_0[q - 1];
-      s += ok1 && v0 ? p : 0;
-    }
-    {
-      const double p = f[2] * g0_0[q - 2];
-      s += ok2 && v0 ? p : 0;
-    }
-    {
-      const double p = f[3] * g1_0[q];
-      s += ok0 && v1 ? p : 0;
-    }
-    {
-      const double p = f[4] * g1_0[q - 1];
-      s += ok1 && v1 ? p : 0;
-    }
-    {
-      const double p = f[5] * g1_0[q - 2];
-      s += ok2 && v1 ? p : 0;
-    }
-    {
-      const double p = f[6] * g2_0[q];
-      s += ok0 && v2 ? p : 0;
-    }
-    {
-      const double p = f[7] * g2_0[q - 1];
-      s += ok1 && v2 ? p : 0;
-    }
-    {
-      const double p = f[8] * g2_0[q - 2];
-      s += ok2 && v2 ? p : 0;
-    }
-    d[q - PL] = kfi_st_f64(s);
-  }
-}
-
-/* A whole row (W >= 2, pad_left >= 0) in blocks of 2 outputs: masked
-   blocks over the border columns [0, xl) and [xr, W), plain blocks in
-   between (masked by the row flags only when a filter row is missing;
-   g<fy> must then still point at a readable row). The last masked block of a
-   side may overlap the block before it: it recomputes those outputs with
-   the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_INLINE void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_row0_2(double *d, const double *g0_0, const double *g1_0, const double *g2_0, int v0, int v1, int v2, const double *f,
-                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
-                                      const int *mR) {
-  int64_t x = 0, xb;
-  if (xl > 0 && xl <= 2) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mk0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, PL, PL, mL);
-    x = 2;
-  }
-  while (x < xl && x < W) {
-    xb = x < W - 2 ? x : W - 2;
-    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, xb + PL, OW, PL);
-    x = xb + 2;
-  }
-  if (v0 && v1 && v2) {
-    for (; x + 2 <= xr; x += 2) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_fb0_2(d, g0_0, g1_0, g2_0, f, x + PL, PL);
-  } else {
-    for (; x + 2 <= xr; x += 2) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, x + PL, OW, PL);
-  }
-  if (x < W && x >= W - 2) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mk0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, W - 2 + PL, PL, mR);
-    x = W;
-  }
-  while (x < W) {
-    xb = x < W - 2 ? x : W - 2;
-    kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_mb0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, f, xb + PL, OW, PL);
-    x = xb + 2;
   }
 }
 
@@ -364,72 +170,6 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_bd0(double *d, const doubl
   }
 }
 
-/* Flat form (strides 1, OW = W, float/double): the rows where every filter
-   row exists form one contiguous run of dx, and every tap reads dy at a
-   constant offset from its dx index, so the whole run is one loop over the
-   plane in blocks of B outputs, each lane masked by its column (mask table
-   mt[fx][c], c = column, periodic in W). A block's masked lanes may read
-   dy outside the row but inside the dy array (checked by the caller). The
-   last block may overlap the one before it: same taps, same order, same
-   values rewritten. */
-static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_flat2(double *restrict d, const double *restrict dyb, int64_t o0_0, int64_t o1_0, int64_t o2_0,
-                        const double *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
-  int64_t p = P0, c0 = P0 % W, j;
-  for (;;) {
-    if (p + 2 > P1) {
-      if (p >= P1) break;
-      p = P1 - 2;
-      c0 = p % W;
-    }
-    for (j = 0; j < 2; j++) {
-      double s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
-      const int ok1 = mt[258 + c0 + j] != 0;
-      const int ok2 = mt[516 + c0 + j] != 0;
-      {
-        const double q = f[0] * kfi_ld_f64(dyb[o0_0 + p + j]);
-        s += ok0 ? q : 0;
-      }
-      {
-        const double q = f[1] * kfi_ld_f64(dyb[o0_0 + p + j - 1]);
-        s += ok1 ? q : 0;
-      }
-      {
-        const double q = f[2] * kfi_ld_f64(dyb[o0_0 + p + j - 2]);
-        s += ok2 ? q : 0;
-      }
-      {
-        const double q = f[3] * kfi_ld_f64(dyb[o1_0 + p + j]);
-        s += ok0 ? q : 0;
-      }
-      {
-        const double q = f[4] * kfi_ld_f64(dyb[o1_0 + p + j - 1]);
-        s += ok1 ? q : 0;
-      }
-      {
-        const double q = f[5] * kfi_ld_f64(dyb[o1_0 + p + j - 2]);
-        s += ok2 ? q : 0;
-      }
-      {
-        const double q = f[6] * kfi_ld_f64(dyb[o2_0 + p + j]);
-        s += ok0 ? q : 0;
-      }
-      {
-        const double q = f[7] * kfi_ld_f64(dyb[o2_0 + p + j - 1]);
-        s += ok1 ? q : 0;
-      }
-      {
-        const double q = f[8] * kfi_ld_f64(dyb[o2_0 + p + j - 2]);
-        s += ok2 ? q : 0;
-      }
-      d[p + j] = kfi_st_f64(s);
-    }
-    p += 2;
-    c0 += 2;
-    if (c0 >= W) c0 -= W;
-  }
-}
-
 static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
@@ -444,48 +184,6 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   double fl[9]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*3 + fx)*1 + m] */
   const int64_t ND = a->n * CM * OH * OW; /* dy elements */
-  /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
-     block <= W): filter column fx exists in lane j iff 0 <= q0 + j - fx*1 < OW */
-  int mL[6], mR[6];
-  {
-    int64_t B = 0, j;
-    if (W >= 2) B = 2;
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
-    }
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
-      mL[1 * B + j] = l >= 0 && l < OW;
-      mR[1 * B + j] = r >= 0 && r < OW;
-    }
-    for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
-      mL[2 * B + j] = l >= 0 && l < OW;
-      mR[2 * B + j] = r >= 0 && r < OW;
-    }
-  }
-  /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
-     the widest <= W; mt[fx][k]: filter column fx exists for column k mod W */
-  unsigned char mt[774];
-  int64_t FB = 0;
-  if (OW == W && W <= 256 && PL >= 0) {
-    int64_t k;
-    if (W >= 2) FB = 2;
-    for (k = 0; k < W + FB; k++) {
-      const int64_t x = (k < W ? k : k - W) + PL - 0;
-      mt[0 + k] = x >= 0 && x < OW;
-    }
-    for (k = 0; k < W + FB; k++) {
-      const int64_t x = (k < W ? k : k - W) + PL - 1;
-      mt[258 + k] = x >= 0 && x < OW;
-    }
-    for (k = 0; k < W + FB; k++) {
-      const int64_t x = (k < W ? k : k - W) + PL - 2;
-      mt[516 + k] = x >= 0 && x < OW;
-    }
-  }
   if (qlo < 2) qlo = 2;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
@@ -502,24 +200,8 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
       for (i = 0; i < 9; i++) {
         fl[i * 1 + 0] = kfi_ld_f64(fp[i * CM + 0]);
       }
-      int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
-      if (FB > 0) {
-        const int64_t base = b * CM * OH * OW + ch * 1 * OH * OW; /* the plane of m = 0 in dy */
-        fa = 2 - PT;
-        fb = OH - PT;
-        if (fa < 0) fa = 0;
-        if (fb > H) fb = H;
-        /* masked lanes read dy from 2 before the first row to PL past the last */
-        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 2 && base + 1 * OH * OW + PL <= ND) {
-          if (FB == 2)
-            kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_flat2(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + (PT - 2) * W + PL, fl, mt, fa * W, fb * W, W);
-        } else {
-          fa = fb = 0;
-        }
-      }
       for (iy = 0; iy < H; iy++) {
         double *d = dx + ((b * C + ch) * H + iy) * W;
-        if (iy >= fa && iy < fb) continue;
         const int64_t ty = iy + PT, qy = kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_fdivh(ty);
         (void)qy;
         {
@@ -533,11 +215,6 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
           const int v2 = oy2 >= 0 && oy2 < OH;
           const double *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
-          if (PL >= 0 && W >= 2 && (g0_0 - dy) >= 2 && (g0_0 - dy) + W + PL <= ND && (g1_0 - dy) >= 2 && (g1_0 - dy) + W + PL <= ND && (g2_0 - dy) >= 2 && (g2_0 - dy) + W + PL <= ND) {
-            if (W >= 2)
-              kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_row0_2(d, g0_0, g1_0, g2_0, v0, v1, v2, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
-            continue;
-          }
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_bd0(d, g0_0, g1_0, g2_0, v0, v1, v2, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0 && v1 && v2) {

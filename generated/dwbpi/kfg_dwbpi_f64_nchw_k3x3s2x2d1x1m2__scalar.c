@@ -52,30 +52,6 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_in0(double *restrict d, co
   const double f2_2_1 = f[17];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 2; j++) {
-      {
-        double s = 0;
-        s += f0_0_0 * kfi_ld_f64(g0_0[q + j]);
-        s += f0_0_1 * kfi_ld_f64(g0_1[q + j]);
-        s += f0_2_0 * kfi_ld_f64(g0_0[q + j - 1]);
-        s += f0_2_1 * kfi_ld_f64(g0_1[q + j - 1]);
-        s += f2_0_0 * kfi_ld_f64(g2_0[q + j]);
-        s += f2_0_1 * kfi_ld_f64(g2_1[q + j]);
-        s += f2_2_0 * kfi_ld_f64(g2_0[q + j - 1]);
-        s += f2_2_1 * kfi_ld_f64(g2_1[q + j - 1]);
-        d[(q + j) * 2 - PL] = kfi_st_f64(s);
-      }
-      {
-        double s = 0;
-        s += f0_1_0 * kfi_ld_f64(g0_0[q + j]);
-        s += f0_1_1 * kfi_ld_f64(g0_1[q + j]);
-        s += f2_1_0 * kfi_ld_f64(g2_0[q + j]);
-        s += f2_1_1 * kfi_ld_f64(g2_1[q + j]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -227,24 +203,6 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_in1(double *restrict d, co
   const double f1_2_1 = f[11];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 2; j++) {
-      {
-        double s = 0;
-        s += f1_0_0 * kfi_ld_f64(g1_0[q + j]);
-        s += f1_0_1 * kfi_ld_f64(g1_1[q + j]);
-        s += f1_2_0 * kfi_ld_f64(g1_0[q + j - 1]);
-        s += f1_2_1 * kfi_ld_f64(g1_1[q + j - 1]);
-        d[(q + j) * 2 - PL] = kfi_st_f64(s);
-      }
-      {
-        double s = 0;
-        s += f1_1_0 * kfi_ld_f64(g1_0[q + j]);
-        s += f1_1_1 * kfi_ld_f64(g1_1[q + j]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {

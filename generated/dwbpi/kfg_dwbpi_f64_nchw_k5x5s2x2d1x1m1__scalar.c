@@ -55,33 +55,6 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_in0(double *restrict d, co
   const double f4_4_0 = f[24];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 2; j++) {
-      {
-        double s = 0;
-        s += f0_0_0 * kfi_ld_f64(g0_0[q + j]);
-        s += f0_2_0 * kfi_ld_f64(g0_0[q + j - 1]);
-        s += f0_4_0 * kfi_ld_f64(g0_0[q + j - 2]);
-        s += f2_0_0 * kfi_ld_f64(g2_0[q + j]);
-        s += f2_2_0 * kfi_ld_f64(g2_0[q + j - 1]);
-        s += f2_4_0 * kfi_ld_f64(g2_0[q + j - 2]);
-        s += f4_0_0 * kfi_ld_f64(g4_0[q + j]);
-        s += f4_2_0 * kfi_ld_f64(g4_0[q + j - 1]);
-        s += f4_4_0 * kfi_ld_f64(g4_0[q + j - 2]);
-        d[(q + j) * 2 - PL] = kfi_st_f64(s);
-      }
-      {
-        double s = 0;
-        s += f0_1_0 * kfi_ld_f64(g0_0[q + j]);
-        s += f0_3_0 * kfi_ld_f64(g0_0[q + j - 1]);
-        s += f2_1_0 * kfi_ld_f64(g2_0[q + j]);
-        s += f2_3_0 * kfi_ld_f64(g2_0[q + j - 1]);
-        s += f4_1_0 * kfi_ld_f64(g4_0[q + j]);
-        s += f4_3_0 * kfi_ld_f64(g4_0[q + j - 1]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
@@ -286,28 +259,6 @@ static void kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_in1(double *restrict d, co
   const double f3_4_0 = f[19];
   int64_t q = q0, j;
   (void)j;
-  for (; q + 2 <= q1; q += 2) { /* 2 groups: a fixed trip count the compiler vectorizes whole */
-    for (j = 0; j < 2; j++) {
-      {
-        double s = 0;
-        s += f1_0_0 * kfi_ld_f64(g1_0[q + j]);
-        s += f1_2_0 * kfi_ld_f64(g1_0[q + j - 1]);
-        s += f1_4_0 * kfi_ld_f64(g1_0[q + j - 2]);
-        s += f3_0_0 * kfi_ld_f64(g3_0[q + j]);
-        s += f3_2_0 * kfi_ld_f64(g3_0[q + j - 1]);
-        s += f3_4_0 * kfi_ld_f64(g3_0[q + j - 2]);
-        d[(q + j) * 2 - PL] = kfi_st_f64(s);
-      }
-      {
-        double s = 0;
-        s += f1_1_0 * kfi_ld_f64(g1_0[q + j]);
-        s += f1_3_0 * kfi_ld_f64(g1_0[q + j - 1]);
-        s += f3_1_0 * kfi_ld_f64(g3_0[q + j]);
-        s += f3_3_0 * kfi_ld_f64(g3_0[q + j - 1]);
-        d[(q + j) * 2 + 1 - PL] = kfi_st_f64(s);
-      }
-    }
-  }
   for (; q < q1; q++) {
     {
       {
