@@ -28,24 +28,555 @@ static int64_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_ntasks(const kfi_dwbpi_a
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
+/* Ring slot length: the dy row with 2 pad columns before and the right
+   pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
+static int64_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_slot(const kfi_dwbpi_args *a) {
+  const int64_t rp = a->w + a->pad_left - a->ow;
+  return 2 + a->ow + (rp > 0 ? rp : 0);
+}
+
 size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  return (size_t)(kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_ntasks(a) * (a->w + a->ow)) * sizeof(float); /* a float row pair per task */
+  /* per task: a float accumulation row and a ring of 3 float dy rows */
+  return (size_t)(kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_ntasks(a) * (a->w + 3 * kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_slot(a))) * sizeof(float);
 }
 
 /* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdiv(int64_t x) {
+static int64_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdivw(int64_t x) {
   return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
 }
 
-/* One tap over one output row: r[ox*1 + base] += f * dy_row[ox]. */
+#define kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdivh kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdivw
+
+/* dy row oy of multiplier plane m, in float: ring slot m*3 + oy mod 3
+   (the rows an output row needs are 3 consecutive dy rows at most, and
+   rows are visited in increasing order: each is converted once a plane). */
+static const float *kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
+                             int64_t OW, int64_t SL) {
+  const int64_t k = m * 3 + oy % 3;
+  float *r = ring + k * SL + 2;
+  if (tag[k] != oy) {
+    const uint16_t *s = gp + (m * OH + oy) * OW;
+    int64_t i;
+    for (i = 0; i < OW; i++) r[i] = kfi_ld_bf16(s[i]);
+    tag[k] = oy;
+  }
+  return r;
+}
+
+/* Row phase 0: filter rows { 0, 1, 2 }. */
+
+/* Every filter row exists; column groups q in [q0, q1), every filter column
+   exists: d[q*1 + px - PL] = sum of the taps, in (fy, fx, m) order. */
+static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_in0(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict f,
+                         int64_t q0, int64_t q1, int64_t PL) {
+  const float f0_0_0 = f[0];
+  const float f0_1_0 = f[1];
+  const float f0_2_0 = f[2];
+  const float f1_0_0 = f[3];
+  const float f1_1_0 = f[4];
+  const float f1_2_0 = f[5];
+  const float f2_0_0 = f[6];
+  const float f2_1_0 = f[7];
+  const float f2_2_0 = f[8];
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 8 <= q1; q += 8) { /* 8 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 8; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * (g0_0[q + j]);
+        s += f0_1_0 * (g0_0[q + j - 1]);
+        s += f0_2_0 * (g0_0[q + j - 2]);
+        s += f1_0_0 * (g1_0[q + j]);
+        s += f1_1_0 * (g1_0[q + j - 1]);
+        s += f1_2_0 * (g1_0[q + j - 2]);
+        s += f2_0_0 * (g2_0[q + j]);
+        s += f2_1_0 * (g2_0[q + j - 1]);
+        s += f2_2_0 * (g2_0[q + j - 2]);
+        d[q + j - PL] = kfi_st_bf16(s);
+      }
+    }
+  }
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * (g0_0[q + j]);
+        s += f0_1_0 * (g0_0[q + j - 1]);
+        s += f0_2_0 * (g0_0[q + j - 2]);
+        s += f1_0_0 * (g1_0[q + j]);
+        s += f1_1_0 * (g1_0[q + j - 1]);
+        s += f1_2_0 * (g1_0[q + j - 2]);
+        s += f2_0_0 * (g2_0[q + j]);
+        s += f2_1_0 * (g2_0[q + j - 1]);
+        s += f2_2_0 * (g2_0[q + j - 2]);
+        d[q + j - PL] = kfi_st_bf16(s);
+      }
+    }
+  }
+  for (; q < q1; q++) {
+    {
+      {
+        float s = 0;
+        s += f0_0_0 * (g0_0[q]);
+        s += f0_1_0 * (g0_0[q - 1]);
+        s += f0_2_0 * (g0_0[q - 2]);
+        s += f1_0_0 * (g1_0[q]);
+        s += f1_1_0 * (g1_0[q - 1]);
+        s += f1_2_0 * (g1_0[q - 2]);
+        s += f2_0_0 * (g2_0[q]);
+        s += f2_1_0 * (g2_0[q - 1]);
+        s += f2_2_0 * (g2_0[q - 2]);
+        d[q - PL] = kfi_st_bf16(s);
+      }
+    }
+  }
+}
+
 #if defined(__GNUC__)
-__attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
+#define kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE inline __attribute__((always_inline))
+#else
+#define kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE inline
 #endif
-static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(float *restrict r, const float *restrict g, float f, int64_t ox0, int64_t ox1,
-                          int64_t base) {
-  int64_t ox;
-  for (ox = ox0; ox < ox1; ox++) r[ox * 1 + base] += f * (g[ox]);
+
+/* x clamped to [0, n] */
+static inline int kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(int64_t x, int n) {
+  return x < 0 ? 0 : x > n ? n : (int)x;
+}
+
+/* Every filter row exists; 8 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_0[q - 1];
+    s += f[2] * g0_0[q - 2];
+    s += f[3] * g1_0[q];
+    s += f[4] * g1_0[q - 1];
+    s += f[5] * g1_0[q - 2];
+    s += f[6] * g2_0[q];
+    s += f[7] * g2_0[q - 1];
+    s += f[8] * g2_0[q - 2];
+    d[q - PL] = kfi_st_bf16(s);
+  }
+}
+
+/* 8 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, int v0, int v1, int v2,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(0 - q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(OW - q0 + 0, 8);
+  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
+  const int lo1 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(1 - q0, 8), hi1 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(OW - q0 + 1, 8);
+  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
+  const int lo2 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(2 - q0, 8), hi2 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(OW - q0 + 2, 8);
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    const int ok1 = j >= lo1 && j < hi1;
+    const int ok2 = j >= lo2 && j < hi2;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[4] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[5] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[6] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[7] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[8] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    d[q - PL] = kfi_st_bf16(s);
+  }
+}
+
+/* As mb, for the block at column 0 or W - 8 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*8 + j]. */
+static kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, int v0, int v1, int v2,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    const int ok1 = mk[8 + j] != 0;
+    const int ok2 = mk[16 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[4] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[5] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[6] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[7] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[8] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    d[q - PL] = kfi_st_bf16(s);
+  }
+}
+
+/* A whole row (W >= 8, pad_left >= 0) in blocks of 8 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_row0_8(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, int v0, int v1, int v2, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk0_8(d, g0_0, g1_0, g2_0, v0, v1, v2, f, PL, PL, mL);
+    x = 8;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 8 ? x : W - 8;
+    kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mb0_8(d, g0_0, g1_0, g2_0, v0, v1, v2, f, xb + PL, OW, PL);
+    x = xb + 8;
+  }
+  if (v0 && v1 && v2) {
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fb0_8(d, g0_0, g1_0, g2_0, f, x + PL, PL);
+  } else {
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mb0_8(d, g0_0, g1_0, g2_0, v0, v1, v2, f, x + PL, OW, PL);
+  }
+  if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk0_8(d, g0_0, g1_0, g2_0, v0, v1, v2, f, W - 8 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 8 ? x : W - 8;
+    kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mb0_8(d, g0_0, g1_0, g2_0, v0, v1, v2, f, xb + PL, OW, PL);
+    x = xb + 8;
+  }
+}
+
+/* Every filter row exists; 4 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_0[q - 1];
+    s += f[2] * g0_0[q - 2];
+    s += f[3] * g1_0[q];
+    s += f[4] * g1_0[q - 1];
+    s += f[5] * g1_0[q - 2];
+    s += f[6] * g2_0[q];
+    s += f[7] * g2_0[q - 1];
+    s += f[8] * g2_0[q - 2];
+    d[q - PL] = kfi_st_bf16(s);
+  }
+}
+
+/* 4 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, int v0, int v1, int v2,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(0 - q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(OW - q0 + 0, 4);
+  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
+  const int lo1 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(1 - q0, 4), hi1 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(OW - q0 + 1, 4);
+  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
+  const int lo2 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(2 - q0, 4), hi2 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_clampb(OW - q0 + 2, 4);
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    const int ok1 = j >= lo1 && j < hi1;
+    const int ok2 = j >= lo2 && j < hi2;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[4] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[5] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[6] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[7] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[8] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    d[q - PL] = kfi_st_bf16(s);
+  }
+}
+
+/* As mb, for the block at column 0 or W - 4 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
+static kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, int v0, int v1, int v2,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    const int ok1 = mk[4 + j] != 0;
+    const int ok2 = mk[8 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[4] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[5] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[6] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[7] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[8] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    d[q - PL] = kfi_st_bf16(s);
+  }
+}
+
+/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_row0_4(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, int v0, int v1, int v2, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk0_4(d, g0_0, g1_0, g2_0, v0, v1, v2, f, PL, PL, mL);
+    x = 4;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 4 ? x : W - 4;
+    kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mb0_4(d, g0_0, g1_0, g2_0, v0, v1, v2, f, xb + PL, OW, PL);
+    x = xb + 4;
+  }
+  if (v0 && v1 && v2) {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fb0_4(d, g0_0, g1_0, g2_0, f, x + PL, PL);
+  } else {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mb0_4(d, g0_0, g1_0, g2_0, v0, v1, v2, f, x + PL, OW, PL);
+  }
+  if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk0_4(d, g0_0, g1_0, g2_0, v0, v1, v2, f, W - 4 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 4 ? x : W - 4;
+    kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_mb0_4(d, g0_0, g1_0, g2_0, v0, v1, v2, f, xb + PL, OW, PL);
+    x = xb + 4;
+  }
+}
+
+/* Column groups q in [q0, q0 + n) with every filter column present, at least
+   one filter row missing: the accumulation row r gets the taps of each
+   existing filter row fy, one pass per fy (each in (fx, m) order). */
+static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_acc0(float *restrict r, const float *restrict g0_0, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f0_0_0 = f[0];
+  const float f0_1_0 = f[1];
+  const float f0_2_0 = f[2];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f0_0_0 * (g0_0[q]);
+      s += f0_1_0 * (g0_0[q - 1]);
+      s += f0_2_0 * (g0_0[q - 2]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_acc1(float *restrict r, const float *restrict g1_0, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f1_0_0 = f[3];
+  const float f1_1_0 = f[4];
+  const float f1_2_0 = f[5];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f1_0_0 * (g1_0[q]);
+      s += f1_1_0 * (g1_0[q - 1]);
+      s += f1_2_0 * (g1_0[q - 2]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_acc2(float *restrict r, const float *restrict g2_0, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f2_0_0 = f[6];
+  const float f2_1_0 = f[7];
+  const float f2_2_0 = f[8];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f2_0_0 * (g2_0[q]);
+      s += f2_1_0 * (g2_0[q - 1]);
+      s += f2_2_0 * (g2_0[q - 2]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+/* One border column group q (checked): the outputs of group q inside the row,
+   each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
+   iff v0.. is set. */
+static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_bd0(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, int v0, int v1, int v2,
+                         const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
+  (void)f, (void)OW;
+  {
+    const int64_t ix = q - PL;
+    if (ix >= 0 && ix < W) {
+      float s = 0;
+      if (v0) {
+        if (q >= 0 && q < OW) {
+          s += f[0] * (g0_0[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[1] * (g0_0[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[2] * (g0_0[q - 2]);
+        }
+      }
+      if (v1) {
+        if (q >= 0 && q < OW) {
+          s += f[3] * (g1_0[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[4] * (g1_0[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[5] * (g1_0[q - 2]);
+        }
+      }
+      if (v2) {
+        if (q >= 0 && q < OW) {
+          s += f[6] * (g2_0[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[7] * (g2_0[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[8] * (g2_0[q - 2]);
+        }
+      }
+      d[ix] = kfi_st_bf16(s);
+    }
+  }
 }
 
 static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
@@ -56,24 +587,42 @@ static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
   const int64_t ppt = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_ppt(a), p0 = (int64_t)t * ppt;
+  /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
+  const int64_t qs = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdivw(PL), qe = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdivw(W - 1 + PL) + 1;
+  int64_t qlo = -kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdivw(-PL), qhi = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
-  float *row = (float *)a->scratch + (int64_t)t * (W + OW), *grow = row + W;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdiv(PL - 0 + 0), x1_0 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdiv(W - 1 + PL - 0) + 1;
-  if (x0_0 < 0) x0_0 = 0;
-  if (x1_0 > OW) x1_0 = OW;
-  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox*1 + base1 in [0, W) */
-  const int64_t base1 = 1 - PL;
-  int64_t x0_1 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdiv(PL - 1 + 0), x1_1 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdiv(W - 1 + PL - 1) + 1;
-  if (x0_1 < 0) x0_1 = 0;
-  if (x1_1 > OW) x1_1 = OW;
-  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox*1 + base2 in [0, W) */
-  const int64_t base2 = 2 - PL;
-  int64_t x0_2 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdiv(PL - 2 + 0), x1_2 = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdiv(W - 1 + PL - 2) + 1;
-  if (x0_2 < 0) x0_2 = 0;
-  if (x1_2 > OW) x1_2 = OW;
+  float fl[9]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*3 + fx)*1 + m] */
+  const int64_t SL = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_slot(a);
+  float *row = (float *)a->scratch + (int64_t)t * (W + 3 * SL), *ring = row + W;
+  int64_t tag[3];
+  /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
+     block <= W): filter column fx exists in lane j iff 0 <= q0 + j - fx*1 < OW */
+  int mL[24], mR[24];
+  {
+    int64_t B = 0, j;
+    if (W >= 4) B = 4;
+    if (W >= 8) B = 8;
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
+      mL[0 * B + j] = l >= 0 && l < OW;
+      mR[0 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
+      mL[1 * B + j] = l >= 0 && l < OW;
+      mR[1 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
+      mL[2 * B + j] = l >= 0 && l < OW;
+      mR[2 * B + j] = r >= 0 && r < OW;
+    }
+  }
+  if (qlo < 2) qlo = 2;
+  if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  for (i = 0; i < 3 * SL; i++) ring[i] = 0; /* the pads: read by masked lanes only */
+  (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
     b = pl / C;
@@ -81,51 +630,48 @@ static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
     {
       const uint16_t *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
       const uint16_t *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*3+fx)*CM + m] */
+      (void)gp;
+      for (i = 0; i < 9; i++) {
+        fl[i * 1 + 0] = kfi_ld_bf16(fp[i * CM + 0]);
+      }
+      for (i = 0; i < 3; i++) tag[i] = -1;
       for (iy = 0; iy < H; iy++) {
-        float *r = row;
-        for (i = 0; i < W; i++) r[i] = 0;
+        uint16_t *d = dx + ((b * C + ch) * H + iy) * W;
+        const int64_t ty = iy + PT, qy = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_fdivh(ty);
+        (void)qy;
         {
-          const int64_t ty = iy + PT - 0; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const uint16_t *gt = gp + (ty / 1) * OW;
-              const float *g = grow;
-              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
-              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(r, g, kfi_ld_bf16(fp[0 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(r, g, kfi_ld_bf16(fp[1 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(r, g, kfi_ld_bf16(fp[2 * CM]), x0_2, x1_2, base2);
-            }
+          const int64_t oy0 = qy;
+          const int v0 = oy0 >= 0 && oy0 < OH;
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 2; /* missing: any readable row */
+          const int64_t oy1 = qy - 1;
+          const int v1 = oy1 >= 0 && oy1 < OH;
+          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 2; /* missing: any readable row */
+          const int64_t oy2 = qy - 2;
+          const int v2 = oy2 >= 0 && oy2 < OH;
+          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 2; /* missing: any readable row */
+          int64_t q = qs;
+          if (PL >= 0 && W >= 4) {
+            if (W >= 8)
+              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_row0_8(d, g0_0, g1_0, g2_0, v0, v1, v2, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            else if (W >= 4)
+              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_row0_4(d, g0_0, g1_0, g2_0, v0, v1, v2, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            continue;
           }
-        }
-        {
-          const int64_t ty = iy + PT - 1; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const uint16_t *gt = gp + (ty / 1) * OW;
-              const float *g = grow;
-              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
-              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(r, g, kfi_ld_bf16(fp[3 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(r, g, kfi_ld_bf16(fp[4 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(r, g, kfi_ld_bf16(fp[5 * CM]), x0_2, x1_2, base2);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_bd0(d, g0_0, g1_0, g2_0, v0, v1, v2, fl, q, W, OW, PL);
+          if (q < qhi) {
+            if (v0 && v1 && v2) {
+              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_in0(d, g0_0, g1_0, g2_0, fl, q, qhi, PL);
+            } else {
+              float *r = row;
+              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              if (v0) kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_acc0(r, g0_0, fl, q, qhi, PL);
+              if (v1) kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_acc1(r, g1_0, fl, q, qhi, PL);
+              if (v2) kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_acc2(r, g2_0, fl, q, qhi, PL);
+              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) d[i] = kfi_st_bf16(r[i]);
             }
+            q = qhi;
           }
-        }
-        {
-          const int64_t ty = iy + PT - 2; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const uint16_t *gt = gp + (ty / 1) * OW;
-              const float *g = grow;
-              for (i = 0; i < OW; i++) grow[i] = kfi_ld_bf16(gt[i]);
-              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(r, g, kfi_ld_bf16(fp[6 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(r, g, kfi_ld_bf16(fp[7 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_tap(r, g, kfi_ld_bf16(fp[8 * CM]), x0_2, x1_2, base2);
-            }
-          }
-        }
-        {
-          uint16_t *d = dx + ((b * C + ch) * H + iy) * W;
-          for (i = 0; i < W; i++) d[i] = kfi_st_bf16(r[i]);
+          for (; q < qe; q++) kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_bd0(d, g0_0, g1_0, g2_0, v0, v1, v2, fl, q, W, OW, PL);
         }
       }
     }

@@ -35,18 +35,489 @@ size_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_scratch(const void *args) {
 }
 
 /* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdiv(int64_t x) {
+static int64_t kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdivw(int64_t x) {
   return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
 }
 
-/* One tap over one output row: r[ox*1 + base] += f * dy_row[ox]. */
+#define kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdivh kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdivw
+
+/* Row phase 0: filter rows { 0 }. */
+
+/* Every filter row exists; column groups q in [q0, q1), every filter column
+   exists: d[q*1 + px - PL] = sum of the taps, in (fy, fx, m) order. */
+static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_in0(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+                         int64_t q0, int64_t q1, int64_t PL) {
+  const float f0_0_0 = f[0];
+  const float f0_0_1 = f[1];
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 16 <= q1; q += 16) { /* 16 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 16; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        d[q + j - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q + 8 <= q1; q += 8) { /* 8 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 8; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        d[q + j - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        d[q + j - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q < q1; q++) {
+    {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q]);
+        d[q - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+}
+
 #if defined(__GNUC__)
-__attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
+#define kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE inline __attribute__((always_inline))
+#else
+#define kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE inline
 #endif
-static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_tap(float *restrict r, const float *restrict g, float f, int64_t ox0, int64_t ox1,
-                          int64_t base) {
-  int64_t ox;
-  for (ox = ox0; ox < ox1; ox++) r[ox * 1 + base] += f * kfi_ld_f32(g[ox]);
+
+/* x clamped to [0, n] */
+static inline int kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_clampb(int64_t x, int n) {
+  return x < 0 ? 0 : x > n ? n : (int)x;
+}
+
+/* Every filter row exists; 16 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fb0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 16; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_1[q];
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* 16 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_clampb(0 - q0, 16), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 16);
+  for (j = 0; j < 16; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* As mb, for the block at column 0 or W - 16 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*16 + j]. */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mk0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 16; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* A whole row (W >= 16, pad_left >= 0) in blocks of 16 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_row0_16(float *d, const float *g0_0, const float *g0_1, int v0, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 16) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mk0_16(d, g0_0, g0_1, v0, f, PL, PL, mL);
+    x = 16;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 16 ? x : W - 16;
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_16(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
+    x = xb + 16;
+  }
+  if (v0) {
+    for (; x + 16 <= xr; x += 16) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fb0_16(d, g0_0, g0_1, f, x + PL, PL);
+  } else {
+    for (; x + 16 <= xr; x += 16) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_16(d, g0_0, g0_1, v0, f, x + PL, OW, PL);
+  }
+  if (x < W && x >= W - 16) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mk0_16(d, g0_0, g0_1, v0, f, W - 16 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 16 ? x : W - 16;
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_16(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
+    x = xb + 16;
+  }
+}
+
+/* Every filter row exists; 8 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_1[q];
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* 8 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_clampb(0 - q0, 8), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 8);
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* As mb, for the block at column 0 or W - 8 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*8 + j]. */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mk0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* A whole row (W >= 8, pad_left >= 0) in blocks of 8 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_row0_8(float *d, const float *g0_0, const float *g0_1, int v0, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mk0_8(d, g0_0, g0_1, v0, f, PL, PL, mL);
+    x = 8;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 8 ? x : W - 8;
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_8(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
+    x = xb + 8;
+  }
+  if (v0) {
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fb0_8(d, g0_0, g0_1, f, x + PL, PL);
+  } else {
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_8(d, g0_0, g0_1, v0, f, x + PL, OW, PL);
+  }
+  if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mk0_8(d, g0_0, g0_1, v0, f, W - 8 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 8 ? x : W - 8;
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_8(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
+    x = xb + 8;
+  }
+}
+
+/* Every filter row exists; 4 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_1[q];
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* 4 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 4);
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* As mb, for the block at column 0 or W - 4 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mk0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_row0_4(float *d, const float *g0_0, const float *g0_1, int v0, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mk0_4(d, g0_0, g0_1, v0, f, PL, PL, mL);
+    x = 4;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 4 ? x : W - 4;
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_4(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
+    x = xb + 4;
+  }
+  if (v0) {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fb0_4(d, g0_0, g0_1, f, x + PL, PL);
+  } else {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_4(d, g0_0, g0_1, v0, f, x + PL, OW, PL);
+  }
+  if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mk0_4(d, g0_0, g0_1, v0, f, W - 4 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 4 ? x : W - 4;
+    kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_mb0_4(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
+    x = xb + 4;
+  }
+}
+
+/* Column groups q in [q0, q0 + n) with every filter column present, at least
+   one filter row missing: the accumulation row r gets the taps of each
+   existing filter row fy, one pass per fy (each in (fx, m) order). */
+static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_acc0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f0_0_0 = f[0];
+  const float f0_0_1 = f[1];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f0_0_0 * kfi_ld_f32(g0_0[q]);
+      s += f0_0_1 * kfi_ld_f32(g0_1[q]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+/* One border column group q (checked): the outputs of group q inside the row,
+   each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
+   iff v0.. is set. */
+static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_bd0(float *d, const float *g0_0, const float *g0_1, int v0,
+                         const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
+  (void)f, (void)OW;
+  {
+    const int64_t ix = q - PL;
+    if (ix >= 0 && ix < W) {
+      float s = 0;
+      if (v0) {
+        if (q >= 0 && q < OW) {
+          s += f[0] * kfi_ld_f32(g0_0[q]);
+          s += f[1] * kfi_ld_f32(g0_1[q]);
+        }
+      }
+      d[ix] = kfi_st_f32(s);
+    }
+  }
+}
+
+/* Flat form (strides 1, OW = W, float/double): the rows where every filter
+   row exists form one contiguous run of dx, and every tap reads dy at a
+   constant offset from its dx index, so the whole run is one loop over the
+   plane in blocks of B outputs, each lane masked by its column (mask table
+   mt[fx][c], c = column, periodic in W). A block's masked lanes may read
+   dy outside the row but inside the dy array (checked by the caller). The
+   last block may overlap the one before it: same taps, same order, same
+   values rewritten. */
+static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_flat16(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1,
+                        const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
+  int64_t p = P0, c0 = P0 % W, j;
+  for (;;) {
+    if (p + 16 > P1) {
+      if (p >= P1) break;
+      p = P1 - 16;
+      c0 = p % W;
+    }
+    for (j = 0; j < 16; j++) {
+      float s = 0;
+      const int ok0 = mt[0 + c0 + j] != 0;
+      {
+        const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[1] * kfi_ld_f32(dyb[o0_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      d[p + j] = kfi_st_f32(s);
+    }
+    p += 16;
+    c0 += 16;
+    if (c0 >= W) c0 -= W;
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_flat8(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1,
+                        const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
+  int64_t p = P0, c0 = P0 % W, j;
+  for (;;) {
+    if (p + 8 > P1) {
+      if (p >= P1) break;
+      p = P1 - 8;
+      c0 = p % W;
+    }
+    for (j = 0; j < 8; j++) {
+      float s = 0;
+      const int ok0 = mt[0 + c0 + j] != 0;
+      {
+        const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[1] * kfi_ld_f32(dyb[o0_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      d[p + j] = kfi_st_f32(s);
+    }
+    p += 8;
+    c0 += 8;
+    if (c0 >= W) c0 -= W;
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_flat4(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1,
+                        const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
+  int64_t p = P0, c0 = P0 % W, j;
+  for (;;) {
+    if (p + 4 > P1) {
+      if (p >= P1) break;
+      p = P1 - 4;
+      c0 = p % W;
+    }
+    for (j = 0; j < 4; j++) {
+      float s = 0;
+      const int ok0 = mt[0 + c0 + j] != 0;
+      {
+        const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[1] * kfi_ld_f32(dyb[o0_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      d[p + j] = kfi_st_f32(s);
+    }
+    p += 4;
+    c0 += 4;
+    if (c0 >= W) c0 -= W;
+  }
 }
 
 static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_task(void *ctx, size_t t) {
@@ -57,13 +528,45 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
   const int64_t ppt = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_ppt(a), p0 = (int64_t)t * ppt;
+  /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
+  const int64_t qs = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdivw(PL), qe = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdivw(W - 1 + PL) + 1;
+  int64_t qlo = -kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdivw(-PL), qhi = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdiv(PL - 0 + 0), x1_0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 0) + 1;
-  if (x0_0 < 0) x0_0 = 0;
-  if (x1_0 > OW) x1_0 = OW;
+  float fl[2]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*1 + fx)*2 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
+  /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
+     block <= W): filter column fx exists in lane j iff 0 <= q0 + j - fx*1 < OW */
+  int mL[16], mR[16];
+  {
+    int64_t B = 0, j;
+    if (W >= 4) B = 4;
+    if (W >= 8) B = 8;
+    if (W >= 16) B = 16;
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
+      mL[0 * B + j] = l >= 0 && l < OW;
+      mR[0 * B + j] = r >= 0 && r < OW;
+    }
+  }
+  /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
+     the widest <= W; mt[fx][k]: filter column fx exists for column k mod W */
+  unsigned char mt[272];
+  int64_t FB = 0;
+  if (OW == W && W <= 256 && PL >= 0) {
+    int64_t k;
+    if (W >= 4) FB = 4;
+    if (W >= 8) FB = 8;
+    if (W >= 16) FB = 16;
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 0;
+      mt[0 + k] = x >= 0 && x < OW;
+    }
+  }
+  if (qlo < 0) qlo = 0;
+  if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
+  (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
     b = pl / C;
@@ -71,21 +574,62 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
     {
       const float *gp = dy + (b * CM + ch * 2) * OH * OW; /* planes ch*2 .. ch*2+1 */
       const float *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*1+fx)*CM + m] */
+      (void)gp;
+      for (i = 0; i < 1; i++) {
+        fl[i * 2 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
+      }
+      int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
+      if (FB > 0) {
+        const int64_t base = b * CM * OH * OW + ch * 2 * OH * OW; /* the plane of m = 0 in dy */
+        fa = 0 - PT;
+        fb = OH - PT;
+        if (fa < 0) fa = 0;
+        if (fb > H) fb = H;
+        /* masked lanes read dy from 0 before the first row to PL past the last */
+        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 0 && base + 2 * OH * OW + PL <= ND) {
+          if (FB == 16)
+            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_flat16(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, fl, mt, fa * W, fb * W, W);
+          else if (FB == 8)
+            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_flat8(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, fl, mt, fa * W, fb * W, W);
+          else if (FB == 4)
+            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_flat4(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, fl, mt, fa * W, fb * W, W);
+        } else {
+          fa = fb = 0;
+        }
+      }
       for (iy = 0; iy < H; iy++) {
-        float *r = dx + ((b * C + ch) * H + iy) * W;
-        for (i = 0; i < W; i++) r[i] = 0;
+        float *d = dx + ((b * C + ch) * H + iy) * W;
+        if (iy >= fa && iy < fb) continue;
+        const int64_t ty = iy + PT, qy = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_fdivh(ty);
+        (void)qy;
         {
-          const int64_t ty = iy + PT - 0; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const float *g = gp + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[0 * CM]), x0_0, x1_0, base0);
-            }
-            {
-              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[0 * CM + 1]), x0_0, x1_0, base0);
-            }
+          const int64_t oy0 = qy;
+          const int v0 = oy0 >= 0 && oy0 < OH;
+          const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const float *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          int64_t q = qs;
+          if (PL >= 0 && W >= 4 && (g0_0 - dy) >= 0 && (g0_0 - dy) + W + PL <= ND && (g0_1 - dy) >= 0 && (g0_1 - dy) + W + PL <= ND) {
+            if (W >= 16)
+              kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_row0_16(d, g0_0, g0_1, v0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            else if (W >= 8)
+              kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_row0_8(d, g0_0, g0_1, v0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            else if (W >= 4)
+              kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_row0_4(d, g0_0, g0_1, v0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            continue;
           }
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_bd0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
+          if (q < qhi) {
+            if (v0) {
+              kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_in0(d, g0_0, g0_1, fl, q, qhi, PL);
+            } else {
+              float *r = d;
+              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              if (v0) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
+            }
+            q = qhi;
+          }
+          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_bd0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
         }
       }
     }

@@ -35,18 +35,5265 @@ size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_scratch(const void *args) {
 }
 
 /* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(int64_t x) {
+static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdivw(int64_t x) {
   return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
 }
 
-/* One tap over one output row: r[ox*1 + base] += f * dy_row[ox]. */
+#define kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdivh kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdivw
+
+/* Row phase 0: filter rows { 0, 1, 2, 3, 4, 5, 6 }. */
+
+/* Every filter row exists; column groups q in [q0, q1), every filter column
+   exists: d[q*1 + px - PL] = sum of the taps, in (fy, fx, m) order. */
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_in0(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+                         int64_t q0, int64_t q1, int64_t PL) {
+  const float f0_0_0 = f[0];
+  const float f0_0_1 = f[1];
+  const float f0_1_0 = f[2];
+  const float f0_1_1 = f[3];
+  const float f0_2_0 = f[4];
+  const float f0_2_1 = f[5];
+  const float f0_3_0 = f[6];
+  const float f0_3_1 = f[7];
+  const float f0_4_0 = f[8];
+  const float f0_4_1 = f[9];
+  const float f0_5_0 = f[10];
+  const float f0_5_1 = f[11];
+  const float f0_6_0 = f[12];
+  const float f0_6_1 = f[13];
+  const float f1_0_0 = f[14];
+  const float f1_0_1 = f[15];
+  const float f1_1_0 = f[16];
+  const float f1_1_1 = f[17];
+  const float f1_2_0 = f[18];
+  const float f1_2_1 = f[19];
+  const float f1_3_0 = f[20];
+  const float f1_3_1 = f[21];
+  const float f1_4_0 = f[22];
+  const float f1_4_1 = f[23];
+  const float f1_5_0 = f[24];
+  const float f1_5_1 = f[25];
+  const float f1_6_0 = f[26];
+  const float f1_6_1 = f[27];
+  const float f2_0_0 = f[28];
+  const float f2_0_1 = f[29];
+  const float f2_1_0 = f[30];
+  const float f2_1_1 = f[31];
+  const float f2_2_0 = f[32];
+  const float f2_2_1 = f[33];
+  const float f2_3_0 = f[34];
+  const float f2_3_1 = f[35];
+  const float f2_4_0 = f[36];
+  const float f2_4_1 = f[37];
+  const float f2_5_0 = f[38];
+  const float f2_5_1 = f[39];
+  const float f2_6_0 = f[40];
+  const float f2_6_1 = f[41];
+  const float f3_0_0 = f[42];
+  const float f3_0_1 = f[43];
+  const float f3_1_0 = f[44];
+  const float f3_1_1 = f[45];
+  const float f3_2_0 = f[46];
+  const float f3_2_1 = f[47];
+  const float f3_3_0 = f[48];
+  const float f3_3_1 = f[49];
+  const float f3_4_0 = f[50];
+  const float f3_4_1 = f[51];
+  const float f3_5_0 = f[52];
+  const float f3_5_1 = f[53];
+  const float f3_6_0 = f[54];
+  const float f3_6_1 = f[55];
+  const float f4_0_0 = f[56];
+  const float f4_0_1 = f[57];
+  const float f4_1_0 = f[58];
+  const float f4_1_1 = f[59];
+  const float f4_2_0 = f[60];
+  const float f4_2_1 = f[61];
+  const float f4_3_0 = f[62];
+  const float f4_3_1 = f[63];
+  const float f4_4_0 = f[64];
+  const float f4_4_1 = f[65];
+  const float f4_5_0 = f[66];
+  const float f4_5_1 = f[67];
+  const float f4_6_0 = f[68];
+  const float f4_6_1 = f[69];
+  const float f5_0_0 = f[70];
+  const float f5_0_1 = f[71];
+  const float f5_1_0 = f[72];
+  const float f5_1_1 = f[73];
+  const float f5_2_0 = f[74];
+  const float f5_2_1 = f[75];
+  const float f5_3_0 = f[76];
+  const float f5_3_1 = f[77];
+  const float f5_4_0 = f[78];
+  const float f5_4_1 = f[79];
+  const float f5_5_0 = f[80];
+  const float f5_5_1 = f[81];
+  const float f5_6_0 = f[82];
+  const float f5_6_1 = f[83];
+  const float f6_0_0 = f[84];
+  const float f6_0_1 = f[85];
+  const float f6_1_0 = f[86];
+  const float f6_1_1 = f[87];
+  const float f6_2_0 = f[88];
+  const float f6_2_1 = f[89];
+  const float f6_3_0 = f[90];
+  const float f6_3_1 = f[91];
+  const float f6_4_0 = f[92];
+  const float f6_4_1 = f[93];
+  const float f6_5_0 = f[94];
+  const float f6_5_1 = f[95];
+  const float f6_6_0 = f[96];
+  const float f6_6_1 = f[97];
+  int64_t q = q0, j;
+  (void)j;
+  for (; q + 16 <= q1; q += 16) { /* 16 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 16; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q + j - 1]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q + j - 2]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 3]);
+        s += f0_3_1 * kfi_ld_f32(g0_1[q + j - 3]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 4]);
+        s += f0_4_1 * kfi_ld_f32(g0_1[q + j - 4]);
+        s += f0_5_0 * kfi_ld_f32(g0_0[q + j - 5]);
+        s += f0_5_1 * kfi_ld_f32(g0_1[q + j - 5]);
+        s += f0_6_0 * kfi_ld_f32(g0_0[q + j - 6]);
+        s += f0_6_1 * kfi_ld_f32(g0_1[q + j - 6]);
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q + j]);
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q + j - 1]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q + j - 2]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 3]);
+        s += f1_3_1 * kfi_ld_f32(g1_1[q + j - 3]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 4]);
+        s += f1_4_1 * kfi_ld_f32(g1_1[q + j - 4]);
+        s += f1_5_0 * kfi_ld_f32(g1_0[q + j - 5]);
+        s += f1_5_1 * kfi_ld_f32(g1_1[q + j - 5]);
+        s += f1_6_0 * kfi_ld_f32(g1_0[q + j - 6]);
+        s += f1_6_1 * kfi_ld_f32(g1_1[q + j - 6]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q + j]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q + j - 1]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q + j - 2]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 3]);
+        s += f2_3_1 * kfi_ld_f32(g2_1[q + j - 3]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 4]);
+        s += f2_4_1 * kfi_ld_f32(g2_1[q + j - 4]);
+        s += f2_5_0 * kfi_ld_f32(g2_0[q + j - 5]);
+        s += f2_5_1 * kfi_ld_f32(g2_1[q + j - 5]);
+        s += f2_6_0 * kfi_ld_f32(g2_0[q + j - 6]);
+        s += f2_6_1 * kfi_ld_f32(g2_1[q + j - 6]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_0_1 * kfi_ld_f32(g3_1[q + j]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_1_1 * kfi_ld_f32(g3_1[q + j - 1]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        s += f3_2_1 * kfi_ld_f32(g3_1[q + j - 2]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 3]);
+        s += f3_3_1 * kfi_ld_f32(g3_1[q + j - 3]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 4]);
+        s += f3_4_1 * kfi_ld_f32(g3_1[q + j - 4]);
+        s += f3_5_0 * kfi_ld_f32(g3_0[q + j - 5]);
+        s += f3_5_1 * kfi_ld_f32(g3_1[q + j - 5]);
+        s += f3_6_0 * kfi_ld_f32(g3_0[q + j - 6]);
+        s += f3_6_1 * kfi_ld_f32(g3_1[q + j - 6]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_0_1 * kfi_ld_f32(g4_1[q + j]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_1_1 * kfi_ld_f32(g4_1[q + j - 1]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        s += f4_2_1 * kfi_ld_f32(g4_1[q + j - 2]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 3]);
+        s += f4_3_1 * kfi_ld_f32(g4_1[q + j - 3]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 4]);
+        s += f4_4_1 * kfi_ld_f32(g4_1[q + j - 4]);
+        s += f4_5_0 * kfi_ld_f32(g4_0[q + j - 5]);
+        s += f4_5_1 * kfi_ld_f32(g4_1[q + j - 5]);
+        s += f4_6_0 * kfi_ld_f32(g4_0[q + j - 6]);
+        s += f4_6_1 * kfi_ld_f32(g4_1[q + j - 6]);
+        s += f5_0_0 * kfi_ld_f32(g5_0[q + j]);
+        s += f5_0_1 * kfi_ld_f32(g5_1[q + j]);
+        s += f5_1_0 * kfi_ld_f32(g5_0[q + j - 1]);
+        s += f5_1_1 * kfi_ld_f32(g5_1[q + j - 1]);
+        s += f5_2_0 * kfi_ld_f32(g5_0[q + j - 2]);
+        s += f5_2_1 * kfi_ld_f32(g5_1[q + j - 2]);
+        s += f5_3_0 * kfi_ld_f32(g5_0[q + j - 3]);
+        s += f5_3_1 * kfi_ld_f32(g5_1[q + j - 3]);
+        s += f5_4_0 * kfi_ld_f32(g5_0[q + j - 4]);
+        s += f5_4_1 * kfi_ld_f32(g5_1[q + j - 4]);
+        s += f5_5_0 * kfi_ld_f32(g5_0[q + j - 5]);
+        s += f5_5_1 * kfi_ld_f32(g5_1[q + j - 5]);
+        s += f5_6_0 * kfi_ld_f32(g5_0[q + j - 6]);
+        s += f5_6_1 * kfi_ld_f32(g5_1[q + j - 6]);
+        s += f6_0_0 * kfi_ld_f32(g6_0[q + j]);
+        s += f6_0_1 * kfi_ld_f32(g6_1[q + j]);
+        s += f6_1_0 * kfi_ld_f32(g6_0[q + j - 1]);
+        s += f6_1_1 * kfi_ld_f32(g6_1[q + j - 1]);
+        s += f6_2_0 * kfi_ld_f32(g6_0[q + j - 2]);
+        s += f6_2_1 * kfi_ld_f32(g6_1[q + j - 2]);
+        s += f6_3_0 * kfi_ld_f32(g6_0[q + j - 3]);
+        s += f6_3_1 * kfi_ld_f32(g6_1[q + j - 3]);
+        s += f6_4_0 * kfi_ld_f32(g6_0[q + j - 4]);
+        s += f6_4_1 * kfi_ld_f32(g6_1[q + j - 4]);
+        s += f6_5_0 * kfi_ld_f32(g6_0[q + j - 5]);
+        s += f6_5_1 * kfi_ld_f32(g6_1[q + j - 5]);
+        s += f6_6_0 * kfi_ld_f32(g6_0[q + j - 6]);
+        s += f6_6_1 * kfi_ld_f32(g6_1[q + j - 6]);
+        d[q + j - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q + 8 <= q1; q += 8) { /* 8 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 8; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q + j - 1]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q + j - 2]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 3]);
+        s += f0_3_1 * kfi_ld_f32(g0_1[q + j - 3]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 4]);
+        s += f0_4_1 * kfi_ld_f32(g0_1[q + j - 4]);
+        s += f0_5_0 * kfi_ld_f32(g0_0[q + j - 5]);
+        s += f0_5_1 * kfi_ld_f32(g0_1[q + j - 5]);
+        s += f0_6_0 * kfi_ld_f32(g0_0[q + j - 6]);
+        s += f0_6_1 * kfi_ld_f32(g0_1[q + j - 6]);
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q + j]);
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q + j - 1]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q + j - 2]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 3]);
+        s += f1_3_1 * kfi_ld_f32(g1_1[q + j - 3]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 4]);
+        s += f1_4_1 * kfi_ld_f32(g1_1[q + j - 4]);
+        s += f1_5_0 * kfi_ld_f32(g1_0[q + j - 5]);
+        s += f1_5_1 * kfi_ld_f32(g1_1[q + j - 5]);
+        s += f1_6_0 * kfi_ld_f32(g1_0[q + j - 6]);
+        s += f1_6_1 * kfi_ld_f32(g1_1[q + j - 6]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q + j]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q + j - 1]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q + j - 2]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 3]);
+        s += f2_3_1 * kfi_ld_f32(g2_1[q + j - 3]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 4]);
+        s += f2_4_1 * kfi_ld_f32(g2_1[q + j - 4]);
+        s += f2_5_0 * kfi_ld_f32(g2_0[q + j - 5]);
+        s += f2_5_1 * kfi_ld_f32(g2_1[q + j - 5]);
+        s += f2_6_0 * kfi_ld_f32(g2_0[q + j - 6]);
+        s += f2_6_1 * kfi_ld_f32(g2_1[q + j - 6]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_0_1 * kfi_ld_f32(g3_1[q + j]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_1_1 * kfi_ld_f32(g3_1[q + j - 1]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        s += f3_2_1 * kfi_ld_f32(g3_1[q + j - 2]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 3]);
+        s += f3_3_1 * kfi_ld_f32(g3_1[q + j - 3]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 4]);
+        s += f3_4_1 * kfi_ld_f32(g3_1[q + j - 4]);
+        s += f3_5_0 * kfi_ld_f32(g3_0[q + j - 5]);
+        s += f3_5_1 * kfi_ld_f32(g3_1[q + j - 5]);
+        s += f3_6_0 * kfi_ld_f32(g3_0[q + j - 6]);
+        s += f3_6_1 * kfi_ld_f32(g3_1[q + j - 6]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_0_1 * kfi_ld_f32(g4_1[q + j]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_1_1 * kfi_ld_f32(g4_1[q + j - 1]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        s += f4_2_1 * kfi_ld_f32(g4_1[q + j - 2]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 3]);
+        s += f4_3_1 * kfi_ld_f32(g4_1[q + j - 3]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 4]);
+        s += f4_4_1 * kfi_ld_f32(g4_1[q + j - 4]);
+        s += f4_5_0 * kfi_ld_f32(g4_0[q + j - 5]);
+        s += f4_5_1 * kfi_ld_f32(g4_1[q + j - 5]);
+        s += f4_6_0 * kfi_ld_f32(g4_0[q + j - 6]);
+        s += f4_6_1 * kfi_ld_f32(g4_1[q + j - 6]);
+        s += f5_0_0 * kfi_ld_f32(g5_0[q + j]);
+        s += f5_0_1 * kfi_ld_f32(g5_1[q + j]);
+        s += f5_1_0 * kfi_ld_f32(g5_0[q + j - 1]);
+        s += f5_1_1 * kfi_ld_f32(g5_1[q + j - 1]);
+        s += f5_2_0 * kfi_ld_f32(g5_0[q + j - 2]);
+        s += f5_2_1 * kfi_ld_f32(g5_1[q + j - 2]);
+        s += f5_3_0 * kfi_ld_f32(g5_0[q + j - 3]);
+        s += f5_3_1 * kfi_ld_f32(g5_1[q + j - 3]);
+        s += f5_4_0 * kfi_ld_f32(g5_0[q + j - 4]);
+        s += f5_4_1 * kfi_ld_f32(g5_1[q + j - 4]);
+        s += f5_5_0 * kfi_ld_f32(g5_0[q + j - 5]);
+        s += f5_5_1 * kfi_ld_f32(g5_1[q + j - 5]);
+        s += f5_6_0 * kfi_ld_f32(g5_0[q + j - 6]);
+        s += f5_6_1 * kfi_ld_f32(g5_1[q + j - 6]);
+        s += f6_0_0 * kfi_ld_f32(g6_0[q + j]);
+        s += f6_0_1 * kfi_ld_f32(g6_1[q + j]);
+        s += f6_1_0 * kfi_ld_f32(g6_0[q + j - 1]);
+        s += f6_1_1 * kfi_ld_f32(g6_1[q + j - 1]);
+        s += f6_2_0 * kfi_ld_f32(g6_0[q + j - 2]);
+        s += f6_2_1 * kfi_ld_f32(g6_1[q + j - 2]);
+        s += f6_3_0 * kfi_ld_f32(g6_0[q + j - 3]);
+        s += f6_3_1 * kfi_ld_f32(g6_1[q + j - 3]);
+        s += f6_4_0 * kfi_ld_f32(g6_0[q + j - 4]);
+        s += f6_4_1 * kfi_ld_f32(g6_1[q + j - 4]);
+        s += f6_5_0 * kfi_ld_f32(g6_0[q + j - 5]);
+        s += f6_5_1 * kfi_ld_f32(g6_1[q + j - 5]);
+        s += f6_6_0 * kfi_ld_f32(g6_0[q + j - 6]);
+        s += f6_6_1 * kfi_ld_f32(g6_1[q + j - 6]);
+        d[q + j - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q + 4 <= q1; q += 4) { /* 4 groups: a fixed trip count the compiler vectorizes whole */
+    for (j = 0; j < 4; j++) {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q + j]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q + j]);
+        s += f0_1_0 * kfi_ld_f32(g0_0[q + j - 1]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q + j - 1]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q + j - 2]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q + j - 2]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q + j - 3]);
+        s += f0_3_1 * kfi_ld_f32(g0_1[q + j - 3]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q + j - 4]);
+        s += f0_4_1 * kfi_ld_f32(g0_1[q + j - 4]);
+        s += f0_5_0 * kfi_ld_f32(g0_0[q + j - 5]);
+        s += f0_5_1 * kfi_ld_f32(g0_1[q + j - 5]);
+        s += f0_6_0 * kfi_ld_f32(g0_0[q + j - 6]);
+        s += f0_6_1 * kfi_ld_f32(g0_1[q + j - 6]);
+        s += f1_0_0 * kfi_ld_f32(g1_0[q + j]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q + j]);
+        s += f1_1_0 * kfi_ld_f32(g1_0[q + j - 1]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q + j - 1]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q + j - 2]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q + j - 2]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q + j - 3]);
+        s += f1_3_1 * kfi_ld_f32(g1_1[q + j - 3]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q + j - 4]);
+        s += f1_4_1 * kfi_ld_f32(g1_1[q + j - 4]);
+        s += f1_5_0 * kfi_ld_f32(g1_0[q + j - 5]);
+        s += f1_5_1 * kfi_ld_f32(g1_1[q + j - 5]);
+        s += f1_6_0 * kfi_ld_f32(g1_0[q + j - 6]);
+        s += f1_6_1 * kfi_ld_f32(g1_1[q + j - 6]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q + j]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q + j]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q + j - 1]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q + j - 1]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q + j - 2]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q + j - 2]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q + j - 3]);
+        s += f2_3_1 * kfi_ld_f32(g2_1[q + j - 3]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q + j - 4]);
+        s += f2_4_1 * kfi_ld_f32(g2_1[q + j - 4]);
+        s += f2_5_0 * kfi_ld_f32(g2_0[q + j - 5]);
+        s += f2_5_1 * kfi_ld_f32(g2_1[q + j - 5]);
+        s += f2_6_0 * kfi_ld_f32(g2_0[q + j - 6]);
+        s += f2_6_1 * kfi_ld_f32(g2_1[q + j - 6]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q + j]);
+        s += f3_0_1 * kfi_ld_f32(g3_1[q + j]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q + j - 1]);
+        s += f3_1_1 * kfi_ld_f32(g3_1[q + j - 1]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q + j - 2]);
+        s += f3_2_1 * kfi_ld_f32(g3_1[q + j - 2]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q + j - 3]);
+        s += f3_3_1 * kfi_ld_f32(g3_1[q + j - 3]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q + j - 4]);
+        s += f3_4_1 * kfi_ld_f32(g3_1[q + j - 4]);
+        s += f3_5_0 * kfi_ld_f32(g3_0[q + j - 5]);
+        s += f3_5_1 * kfi_ld_f32(g3_1[q + j - 5]);
+        s += f3_6_0 * kfi_ld_f32(g3_0[q + j - 6]);
+        s += f3_6_1 * kfi_ld_f32(g3_1[q + j - 6]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q + j]);
+        s += f4_0_1 * kfi_ld_f32(g4_1[q + j]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q + j - 1]);
+        s += f4_1_1 * kfi_ld_f32(g4_1[q + j - 1]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q + j - 2]);
+        s += f4_2_1 * kfi_ld_f32(g4_1[q + j - 2]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q + j - 3]);
+        s += f4_3_1 * kfi_ld_f32(g4_1[q + j - 3]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q + j - 4]);
+        s += f4_4_1 * kfi_ld_f32(g4_1[q + j - 4]);
+        s += f4_5_0 * kfi_ld_f32(g4_0[q + j - 5]);
+        s += f4_5_1 * kfi_ld_f32(g4_1[q + j - 5]);
+        s += f4_6_0 * kfi_ld_f32(g4_0[q + j - 6]);
+        s += f4_6_1 * kfi_ld_f32(g4_1[q + j - 6]);
+        s += f5_0_0 * kfi_ld_f32(g5_0[q + j]);
+        s += f5_0_1 * kfi_ld_f32(g5_1[q + j]);
+        s += f5_1_0 * kfi_ld_f32(g5_0[q + j - 1]);
+        s += f5_1_1 * kfi_ld_f32(g5_1[q + j - 1]);
+        s += f5_2_0 * kfi_ld_f32(g5_0[q + j - 2]);
+        s += f5_2_1 * kfi_ld_f32(g5_1[q + j - 2]);
+        s += f5_3_0 * kfi_ld_f32(g5_0[q + j - 3]);
+        s += f5_3_1 * kfi_ld_f32(g5_1[q + j - 3]);
+        s += f5_4_0 * kfi_ld_f32(g5_0[q + j - 4]);
+        s += f5_4_1 * kfi_ld_f32(g5_1[q + j - 4]);
+        s += f5_5_0 * kfi_ld_f32(g5_0[q + j - 5]);
+        s += f5_5_1 * kfi_ld_f32(g5_1[q + j - 5]);
+        s += f5_6_0 * kfi_ld_f32(g5_0[q + j - 6]);
+        s += f5_6_1 * kfi_ld_f32(g5_1[q + j - 6]);
+        s += f6_0_0 * kfi_ld_f32(g6_0[q + j]);
+        s += f6_0_1 * kfi_ld_f32(g6_1[q + j]);
+        s += f6_1_0 * kfi_ld_f32(g6_0[q + j - 1]);
+        s += f6_1_1 * kfi_ld_f32(g6_1[q + j - 1]);
+        s += f6_2_0 * kfi_ld_f32(g6_0[q + j - 2]);
+        s += f6_2_1 * kfi_ld_f32(g6_1[q + j - 2]);
+        s += f6_3_0 * kfi_ld_f32(g6_0[q + j - 3]);
+        s += f6_3_1 * kfi_ld_f32(g6_1[q + j - 3]);
+        s += f6_4_0 * kfi_ld_f32(g6_0[q + j - 4]);
+        s += f6_4_1 * kfi_ld_f32(g6_1[q + j - 4]);
+        s += f6_5_0 * kfi_ld_f32(g6_0[q + j - 5]);
+        s += f6_5_1 * kfi_ld_f32(g6_1[q + j - 5]);
+        s += f6_6_0 * kfi_ld_f32(g6_0[q + j - 6]);
+        s += f6_6_1 * kfi_ld_f32(g6_1[q + j - 6]);
+        d[q + j - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+  for (; q < q1; q++) {
+    {
+      {
+        float s = 0;
+        s += f0_0_0 * kfi_ld_f32(g0_0[q]);
+        s += f0_0_1 * kfi_ld_f32(g0_1[q]);
+        s += f0_1_0 * kfi_ld_f32(g0_0[q - 1]);
+        s += f0_1_1 * kfi_ld_f32(g0_1[q - 1]);
+        s += f0_2_0 * kfi_ld_f32(g0_0[q - 2]);
+        s += f0_2_1 * kfi_ld_f32(g0_1[q - 2]);
+        s += f0_3_0 * kfi_ld_f32(g0_0[q - 3]);
+        s += f0_3_1 * kfi_ld_f32(g0_1[q - 3]);
+        s += f0_4_0 * kfi_ld_f32(g0_0[q - 4]);
+        s += f0_4_1 * kfi_ld_f32(g0_1[q - 4]);
+        s += f0_5_0 * kfi_ld_f32(g0_0[q - 5]);
+        s += f0_5_1 * kfi_ld_f32(g0_1[q - 5]);
+        s += f0_6_0 * kfi_ld_f32(g0_0[q - 6]);
+        s += f0_6_1 * kfi_ld_f32(g0_1[q - 6]);
+        s += f1_0_0 * kfi_ld_f32(g1_0[q]);
+        s += f1_0_1 * kfi_ld_f32(g1_1[q]);
+        s += f1_1_0 * kfi_ld_f32(g1_0[q - 1]);
+        s += f1_1_1 * kfi_ld_f32(g1_1[q - 1]);
+        s += f1_2_0 * kfi_ld_f32(g1_0[q - 2]);
+        s += f1_2_1 * kfi_ld_f32(g1_1[q - 2]);
+        s += f1_3_0 * kfi_ld_f32(g1_0[q - 3]);
+        s += f1_3_1 * kfi_ld_f32(g1_1[q - 3]);
+        s += f1_4_0 * kfi_ld_f32(g1_0[q - 4]);
+        s += f1_4_1 * kfi_ld_f32(g1_1[q - 4]);
+        s += f1_5_0 * kfi_ld_f32(g1_0[q - 5]);
+        s += f1_5_1 * kfi_ld_f32(g1_1[q - 5]);
+        s += f1_6_0 * kfi_ld_f32(g1_0[q - 6]);
+        s += f1_6_1 * kfi_ld_f32(g1_1[q - 6]);
+        s += f2_0_0 * kfi_ld_f32(g2_0[q]);
+        s += f2_0_1 * kfi_ld_f32(g2_1[q]);
+        s += f2_1_0 * kfi_ld_f32(g2_0[q - 1]);
+        s += f2_1_1 * kfi_ld_f32(g2_1[q - 1]);
+        s += f2_2_0 * kfi_ld_f32(g2_0[q - 2]);
+        s += f2_2_1 * kfi_ld_f32(g2_1[q - 2]);
+        s += f2_3_0 * kfi_ld_f32(g2_0[q - 3]);
+        s += f2_3_1 * kfi_ld_f32(g2_1[q - 3]);
+        s += f2_4_0 * kfi_ld_f32(g2_0[q - 4]);
+        s += f2_4_1 * kfi_ld_f32(g2_1[q - 4]);
+        s += f2_5_0 * kfi_ld_f32(g2_0[q - 5]);
+        s += f2_5_1 * kfi_ld_f32(g2_1[q - 5]);
+        s += f2_6_0 * kfi_ld_f32(g2_0[q - 6]);
+        s += f2_6_1 * kfi_ld_f32(g2_1[q - 6]);
+        s += f3_0_0 * kfi_ld_f32(g3_0[q]);
+        s += f3_0_1 * kfi_ld_f32(g3_1[q]);
+        s += f3_1_0 * kfi_ld_f32(g3_0[q - 1]);
+        s += f3_1_1 * kfi_ld_f32(g3_1[q - 1]);
+        s += f3_2_0 * kfi_ld_f32(g3_0[q - 2]);
+        s += f3_2_1 * kfi_ld_f32(g3_1[q - 2]);
+        s += f3_3_0 * kfi_ld_f32(g3_0[q - 3]);
+        s += f3_3_1 * kfi_ld_f32(g3_1[q - 3]);
+        s += f3_4_0 * kfi_ld_f32(g3_0[q - 4]);
+        s += f3_4_1 * kfi_ld_f32(g3_1[q - 4]);
+        s += f3_5_0 * kfi_ld_f32(g3_0[q - 5]);
+        s += f3_5_1 * kfi_ld_f32(g3_1[q - 5]);
+        s += f3_6_0 * kfi_ld_f32(g3_0[q - 6]);
+        s += f3_6_1 * kfi_ld_f32(g3_1[q - 6]);
+        s += f4_0_0 * kfi_ld_f32(g4_0[q]);
+        s += f4_0_1 * kfi_ld_f32(g4_1[q]);
+        s += f4_1_0 * kfi_ld_f32(g4_0[q - 1]);
+        s += f4_1_1 * kfi_ld_f32(g4_1[q - 1]);
+        s += f4_2_0 * kfi_ld_f32(g4_0[q - 2]);
+        s += f4_2_1 * kfi_ld_f32(g4_1[q - 2]);
+        s += f4_3_0 * kfi_ld_f32(g4_0[q - 3]);
+        s += f4_3_1 * kfi_ld_f32(g4_1[q - 3]);
+        s += f4_4_0 * kfi_ld_f32(g4_0[q - 4]);
+        s += f4_4_1 * kfi_ld_f32(g4_1[q - 4]);
+        s += f4_5_0 * kfi_ld_f32(g4_0[q - 5]);
+        s += f4_5_1 * kfi_ld_f32(g4_1[q - 5]);
+        s += f4_6_0 * kfi_ld_f32(g4_0[q - 6]);
+        s += f4_6_1 * kfi_ld_f32(g4_1[q - 6]);
+        s += f5_0_0 * kfi_ld_f32(g5_0[q]);
+        s += f5_0_1 * kfi_ld_f32(g5_1[q]);
+        s += f5_1_0 * kfi_ld_f32(g5_0[q - 1]);
+        s += f5_1_1 * kfi_ld_f32(g5_1[q - 1]);
+        s += f5_2_0 * kfi_ld_f32(g5_0[q - 2]);
+        s += f5_2_1 * kfi_ld_f32(g5_1[q - 2]);
+        s += f5_3_0 * kfi_ld_f32(g5_0[q - 3]);
+        s += f5_3_1 * kfi_ld_f32(g5_1[q - 3]);
+        s += f5_4_0 * kfi_ld_f32(g5_0[q - 4]);
+        s += f5_4_1 * kfi_ld_f32(g5_1[q - 4]);
+        s += f5_5_0 * kfi_ld_f32(g5_0[q - 5]);
+        s += f5_5_1 * kfi_ld_f32(g5_1[q - 5]);
+        s += f5_6_0 * kfi_ld_f32(g5_0[q - 6]);
+        s += f5_6_1 * kfi_ld_f32(g5_1[q - 6]);
+        s += f6_0_0 * kfi_ld_f32(g6_0[q]);
+        s += f6_0_1 * kfi_ld_f32(g6_1[q]);
+        s += f6_1_0 * kfi_ld_f32(g6_0[q - 1]);
+        s += f6_1_1 * kfi_ld_f32(g6_1[q - 1]);
+        s += f6_2_0 * kfi_ld_f32(g6_0[q - 2]);
+        s += f6_2_1 * kfi_ld_f32(g6_1[q - 2]);
+        s += f6_3_0 * kfi_ld_f32(g6_0[q - 3]);
+        s += f6_3_1 * kfi_ld_f32(g6_1[q - 3]);
+        s += f6_4_0 * kfi_ld_f32(g6_0[q - 4]);
+        s += f6_4_1 * kfi_ld_f32(g6_1[q - 4]);
+        s += f6_5_0 * kfi_ld_f32(g6_0[q - 5]);
+        s += f6_5_1 * kfi_ld_f32(g6_1[q - 5]);
+        s += f6_6_0 * kfi_ld_f32(g6_0[q - 6]);
+        s += f6_6_1 * kfi_ld_f32(g6_1[q - 6]);
+        d[q - PL] = kfi_st_f32(s);
+      }
+    }
+  }
+}
+
 #if defined(__GNUC__)
-__attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
+#define kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE inline __attribute__((always_inline))
+#else
+#define kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE inline
 #endif
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(float *restrict r, const float *restrict g, float f, int64_t ox0, int64_t ox1,
-                          int64_t base) {
-  int64_t ox;
-  for (ox = ox0; ox < ox1; ox++) r[ox * 1 + base] += f * kfi_ld_f32(g[ox]);
+
+/* x clamped to [0, n] */
+static inline int kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(int64_t x, int n) {
+  return x < 0 ? 0 : x > n ? n : (int)x;
+}
+
+/* Every filter row exists; 16 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 16; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_1[q];
+    s += f[2] * g0_0[q - 1];
+    s += f[3] * g0_1[q - 1];
+    s += f[4] * g0_0[q - 2];
+    s += f[5] * g0_1[q - 2];
+    s += f[6] * g0_0[q - 3];
+    s += f[7] * g0_1[q - 3];
+    s += f[8] * g0_0[q - 4];
+    s += f[9] * g0_1[q - 4];
+    s += f[10] * g0_0[q - 5];
+    s += f[11] * g0_1[q - 5];
+    s += f[12] * g0_0[q - 6];
+    s += f[13] * g0_1[q - 6];
+    s += f[14] * g1_0[q];
+    s += f[15] * g1_1[q];
+    s += f[16] * g1_0[q - 1];
+    s += f[17] * g1_1[q - 1];
+    s += f[18] * g1_0[q - 2];
+    s += f[19] * g1_1[q - 2];
+    s += f[20] * g1_0[q - 3];
+    s += f[21] * g1_1[q - 3];
+    s += f[22] * g1_0[q - 4];
+    s += f[23] * g1_1[q - 4];
+    s += f[24] * g1_0[q - 5];
+    s += f[25] * g1_1[q - 5];
+    s += f[26] * g1_0[q - 6];
+    s += f[27] * g1_1[q - 6];
+    s += f[28] * g2_0[q];
+    s += f[29] * g2_1[q];
+    s += f[30] * g2_0[q - 1];
+    s += f[31] * g2_1[q - 1];
+    s += f[32] * g2_0[q - 2];
+    s += f[33] * g2_1[q - 2];
+    s += f[34] * g2_0[q - 3];
+    s += f[35] * g2_1[q - 3];
+    s += f[36] * g2_0[q - 4];
+    s += f[37] * g2_1[q - 4];
+    s += f[38] * g2_0[q - 5];
+    s += f[39] * g2_1[q - 5];
+    s += f[40] * g2_0[q - 6];
+    s += f[41] * g2_1[q - 6];
+    s += f[42] * g3_0[q];
+    s += f[43] * g3_1[q];
+    s += f[44] * g3_0[q - 1];
+    s += f[45] * g3_1[q - 1];
+    s += f[46] * g3_0[q - 2];
+    s += f[47] * g3_1[q - 2];
+    s += f[48] * g3_0[q - 3];
+    s += f[49] * g3_1[q - 3];
+    s += f[50] * g3_0[q - 4];
+    s += f[51] * g3_1[q - 4];
+    s += f[52] * g3_0[q - 5];
+    s += f[53] * g3_1[q - 5];
+    s += f[54] * g3_0[q - 6];
+    s += f[55] * g3_1[q - 6];
+    s += f[56] * g4_0[q];
+    s += f[57] * g4_1[q];
+    s += f[58] * g4_0[q - 1];
+    s += f[59] * g4_1[q - 1];
+    s += f[60] * g4_0[q - 2];
+    s += f[61] * g4_1[q - 2];
+    s += f[62] * g4_0[q - 3];
+    s += f[63] * g4_1[q - 3];
+    s += f[64] * g4_0[q - 4];
+    s += f[65] * g4_1[q - 4];
+    s += f[66] * g4_0[q - 5];
+    s += f[67] * g4_1[q - 5];
+    s += f[68] * g4_0[q - 6];
+    s += f[69] * g4_1[q - 6];
+    s += f[70] * g5_0[q];
+    s += f[71] * g5_1[q];
+    s += f[72] * g5_0[q - 1];
+    s += f[73] * g5_1[q - 1];
+    s += f[74] * g5_0[q - 2];
+    s += f[75] * g5_1[q - 2];
+    s += f[76] * g5_0[q - 3];
+    s += f[77] * g5_1[q - 3];
+    s += f[78] * g5_0[q - 4];
+    s += f[79] * g5_1[q - 4];
+    s += f[80] * g5_0[q - 5];
+    s += f[81] * g5_1[q - 5];
+    s += f[82] * g5_0[q - 6];
+    s += f[83] * g5_1[q - 6];
+    s += f[84] * g6_0[q];
+    s += f[85] * g6_1[q];
+    s += f[86] * g6_0[q - 1];
+    s += f[87] * g6_1[q - 1];
+    s += f[88] * g6_0[q - 2];
+    s += f[89] * g6_1[q - 2];
+    s += f[90] * g6_0[q - 3];
+    s += f[91] * g6_1[q - 3];
+    s += f[92] * g6_0[q - 4];
+    s += f[93] * g6_1[q - 4];
+    s += f[94] * g6_0[q - 5];
+    s += f[95] * g6_1[q - 5];
+    s += f[96] * g6_0[q - 6];
+    s += f[97] * g6_1[q - 6];
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* 16 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(0 - q0, 16), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 16);
+  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
+  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(1 - q0, 16), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 16);
+  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
+  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(2 - q0, 16), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 2, 16);
+  /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
+  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(3 - q0, 16), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 3, 16);
+  /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
+  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(4 - q0, 16), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 4, 16);
+  /* filter column 5 exists in lanes j in [lo5, hi5): 0 <= q0 + j - 5 < OW */
+  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(5 - q0, 16), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 5, 16);
+  /* filter column 6 exists in lanes j in [lo6, hi6): 0 <= q0 + j - 6 < OW */
+  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(6 - q0, 16), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 6, 16);
+  for (j = 0; j < 16; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    const int ok1 = j >= lo1 && j < hi1;
+    const int ok2 = j >= lo2 && j < hi2;
+    const int ok3 = j >= lo3 && j < hi3;
+    const int ok4 = j >= lo4 && j < hi4;
+    const int ok5 = j >= lo5 && j < hi5;
+    const int ok6 = j >= lo6 && j < hi6;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_1[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_1[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[7] * g0_1[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g0_0[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[9] * g0_1[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[10] * g0_0[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[11] * g0_1[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[12] * g0_0[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[13] * g0_1[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[14] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[15] * g1_1[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[17] * g1_1[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[18] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[19] * g1_1[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[20] * g1_0[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[21] * g1_1[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[22] * g1_0[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g1_1[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[24] * g1_0[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[25] * g1_1[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[26] * g1_0[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[27] * g1_1[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[28] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[29] * g2_1[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[30] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g2_1[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[32] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[33] * g2_1[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[34] * g2_0[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[35] * g2_1[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[36] * g2_0[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[37] * g2_1[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g2_0[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[39] * g2_1[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[40] * g2_0[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[41] * g2_1[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[42] * g3_0[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[43] * g3_1[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[44] * g3_0[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[45] * g3_1[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g3_0[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[47] * g3_1[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[48] * g3_0[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[49] * g3_1[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[50] * g3_0[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[51] * g3_1[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[52] * g3_0[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[53] * g3_1[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[54] * g3_0[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[55] * g3_1[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[56] * g4_0[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[57] * g4_1[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[58] * g4_0[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[59] * g4_1[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[60] * g4_0[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[61] * g4_1[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[62] * g4_0[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[63] * g4_1[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[64] * g4_0[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[65] * g4_1[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[66] * g4_0[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[67] * g4_1[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[68] * g4_0[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[69] * g4_1[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[70] * g5_0[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[71] * g5_1[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[72] * g5_0[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[73] * g5_1[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[74] * g5_0[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[75] * g5_1[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[76] * g5_0[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[77] * g5_1[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[78] * g5_0[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[79] * g5_1[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[80] * g5_0[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[81] * g5_1[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[82] * g5_0[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[83] * g5_1[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[84] * g6_0[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[85] * g6_1[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[86] * g6_0[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[87] * g6_1[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[88] * g6_0[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[89] * g6_1[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[90] * g6_0[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[91] * g6_1[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[92] * g6_0[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[93] * g6_1[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[94] * g6_0[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[95] * g6_1[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[96] * g6_0[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    {
+      const float p = f[97] * g6_1[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* As mb, for the block at column 0 or W - 16 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*16 + j]. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 16; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    const int ok1 = mk[16 + j] != 0;
+    const int ok2 = mk[32 + j] != 0;
+    const int ok3 = mk[48 + j] != 0;
+    const int ok4 = mk[64 + j] != 0;
+    const int ok5 = mk[80 + j] != 0;
+    const int ok6 = mk[96 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_1[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_1[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[7] * g0_1[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g0_0[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[9] * g0_1[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[10] * g0_0[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[11] * g0_1[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[12] * g0_0[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[13] * g0_1[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[14] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[15] * g1_1[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[17] * g1_1[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[18] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[19] * g1_1[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[20] * g1_0[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[21] * g1_1[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[22] * g1_0[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g1_1[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[24] * g1_0[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[25] * g1_1[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[26] * g1_0[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[27] * g1_1[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[28] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[29] * g2_1[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[30] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g2_1[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[32] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[33] * g2_1[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[34] * g2_0[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[35] * g2_1[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[36] * g2_0[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[37] * g2_1[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g2_0[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[39] * g2_1[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[40] * g2_0[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[41] * g2_1[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[42] * g3_0[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[43] * g3_1[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[44] * g3_0[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[45] * g3_1[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g3_0[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[47] * g3_1[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[48] * g3_0[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[49] * g3_1[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[50] * g3_0[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[51] * g3_1[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[52] * g3_0[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[53] * g3_1[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[54] * g3_0[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[55] * g3_1[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[56] * g4_0[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[57] * g4_1[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[58] * g4_0[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[59] * g4_1[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[60] * g4_0[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[61] * g4_1[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[62] * g4_0[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[63] * g4_1[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[64] * g4_0[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[65] * g4_1[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[66] * g4_0[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[67] * g4_1[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[68] * g4_0[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[69] * g4_1[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[70] * g5_0[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[71] * g5_1[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[72] * g5_0[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[73] * g5_1[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[74] * g5_0[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[75] * g5_1[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[76] * g5_0[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[77] * g5_1[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[78] * g5_0[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[79] * g5_1[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[80] * g5_0[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[81] * g5_1[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[82] * g5_0[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[83] * g5_1[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[84] * g6_0[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[85] * g6_1[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[86] * g6_0[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[87] * g6_1[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[88] * g6_0[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[89] * g6_1[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[90] * g6_0[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[91] * g6_1[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[92] * g6_0[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[93] * g6_1[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[94] * g6_0[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[95] * g6_1[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[96] * g6_0[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    {
+      const float p = f[97] * g6_1[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* A whole row (W >= 16, pad_left >= 0) in blocks of 16 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_16(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 16) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
+    x = 16;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 16 ? x : W - 16;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    x = xb + 16;
+  }
+  if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
+    for (; x + 16 <= xr; x += 16) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
+  } else {
+    for (; x + 16 <= xr; x += 16) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
+  }
+  if (x < W && x >= W - 16) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 16 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 16 ? x : W - 16;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    x = xb + 16;
+  }
+}
+
+/* Every filter row exists; 8 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_1[q];
+    s += f[2] * g0_0[q - 1];
+    s += f[3] * g0_1[q - 1];
+    s += f[4] * g0_0[q - 2];
+    s += f[5] * g0_1[q - 2];
+    s += f[6] * g0_0[q - 3];
+    s += f[7] * g0_1[q - 3];
+    s += f[8] * g0_0[q - 4];
+    s += f[9] * g0_1[q - 4];
+    s += f[10] * g0_0[q - 5];
+    s += f[11] * g0_1[q - 5];
+    s += f[12] * g0_0[q - 6];
+    s += f[13] * g0_1[q - 6];
+    s += f[14] * g1_0[q];
+    s += f[15] * g1_1[q];
+    s += f[16] * g1_0[q - 1];
+    s += f[17] * g1_1[q - 1];
+    s += f[18] * g1_0[q - 2];
+    s += f[19] * g1_1[q - 2];
+    s += f[20] * g1_0[q - 3];
+    s += f[21] * g1_1[q - 3];
+    s += f[22] * g1_0[q - 4];
+    s += f[23] * g1_1[q - 4];
+    s += f[24] * g1_0[q - 5];
+    s += f[25] * g1_1[q - 5];
+    s += f[26] * g1_0[q - 6];
+    s += f[27] * g1_1[q - 6];
+    s += f[28] * g2_0[q];
+    s += f[29] * g2_1[q];
+    s += f[30] * g2_0[q - 1];
+    s += f[31] * g2_1[q - 1];
+    s += f[32] * g2_0[q - 2];
+    s += f[33] * g2_1[q - 2];
+    s += f[34] * g2_0[q - 3];
+    s += f[35] * g2_1[q - 3];
+    s += f[36] * g2_0[q - 4];
+    s += f[37] * g2_1[q - 4];
+    s += f[38] * g2_0[q - 5];
+    s += f[39] * g2_1[q - 5];
+    s += f[40] * g2_0[q - 6];
+    s += f[41] * g2_1[q - 6];
+    s += f[42] * g3_0[q];
+    s += f[43] * g3_1[q];
+    s += f[44] * g3_0[q - 1];
+    s += f[45] * g3_1[q - 1];
+    s += f[46] * g3_0[q - 2];
+    s += f[47] * g3_1[q - 2];
+    s += f[48] * g3_0[q - 3];
+    s += f[49] * g3_1[q - 3];
+    s += f[50] * g3_0[q - 4];
+    s += f[51] * g3_1[q - 4];
+    s += f[52] * g3_0[q - 5];
+    s += f[53] * g3_1[q - 5];
+    s += f[54] * g3_0[q - 6];
+    s += f[55] * g3_1[q - 6];
+    s += f[56] * g4_0[q];
+    s += f[57] * g4_1[q];
+    s += f[58] * g4_0[q - 1];
+    s += f[59] * g4_1[q - 1];
+    s += f[60] * g4_0[q - 2];
+    s += f[61] * g4_1[q - 2];
+    s += f[62] * g4_0[q - 3];
+    s += f[63] * g4_1[q - 3];
+    s += f[64] * g4_0[q - 4];
+    s += f[65] * g4_1[q - 4];
+    s += f[66] * g4_0[q - 5];
+    s += f[67] * g4_1[q - 5];
+    s += f[68] * g4_0[q - 6];
+    s += f[69] * g4_1[q - 6];
+    s += f[70] * g5_0[q];
+    s += f[71] * g5_1[q];
+    s += f[72] * g5_0[q - 1];
+    s += f[73] * g5_1[q - 1];
+    s += f[74] * g5_0[q - 2];
+    s += f[75] * g5_1[q - 2];
+    s += f[76] * g5_0[q - 3];
+    s += f[77] * g5_1[q - 3];
+    s += f[78] * g5_0[q - 4];
+    s += f[79] * g5_1[q - 4];
+    s += f[80] * g5_0[q - 5];
+    s += f[81] * g5_1[q - 5];
+    s += f[82] * g5_0[q - 6];
+    s += f[83] * g5_1[q - 6];
+    s += f[84] * g6_0[q];
+    s += f[85] * g6_1[q];
+    s += f[86] * g6_0[q - 1];
+    s += f[87] * g6_1[q - 1];
+    s += f[88] * g6_0[q - 2];
+    s += f[89] * g6_1[q - 2];
+    s += f[90] * g6_0[q - 3];
+    s += f[91] * g6_1[q - 3];
+    s += f[92] * g6_0[q - 4];
+    s += f[93] * g6_1[q - 4];
+    s += f[94] * g6_0[q - 5];
+    s += f[95] * g6_1[q - 5];
+    s += f[96] * g6_0[q - 6];
+    s += f[97] * g6_1[q - 6];
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* 8 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(0 - q0, 8), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 8);
+  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
+  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(1 - q0, 8), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 8);
+  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
+  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(2 - q0, 8), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 2, 8);
+  /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
+  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(3 - q0, 8), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 3, 8);
+  /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
+  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(4 - q0, 8), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 4, 8);
+  /* filter column 5 exists in lanes j in [lo5, hi5): 0 <= q0 + j - 5 < OW */
+  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(5 - q0, 8), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 5, 8);
+  /* filter column 6 exists in lanes j in [lo6, hi6): 0 <= q0 + j - 6 < OW */
+  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(6 - q0, 8), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 6, 8);
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    const int ok1 = j >= lo1 && j < hi1;
+    const int ok2 = j >= lo2 && j < hi2;
+    const int ok3 = j >= lo3 && j < hi3;
+    const int ok4 = j >= lo4 && j < hi4;
+    const int ok5 = j >= lo5 && j < hi5;
+    const int ok6 = j >= lo6 && j < hi6;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_1[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_1[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[7] * g0_1[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g0_0[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[9] * g0_1[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[10] * g0_0[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[11] * g0_1[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[12] * g0_0[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[13] * g0_1[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[14] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[15] * g1_1[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[17] * g1_1[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[18] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[19] * g1_1[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[20] * g1_0[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[21] * g1_1[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[22] * g1_0[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g1_1[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[24] * g1_0[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[25] * g1_1[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[26] * g1_0[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[27] * g1_1[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[28] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[29] * g2_1[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[30] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g2_1[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[32] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[33] * g2_1[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[34] * g2_0[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[35] * g2_1[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[36] * g2_0[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[37] * g2_1[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g2_0[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[39] * g2_1[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[40] * g2_0[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[41] * g2_1[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[42] * g3_0[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[43] * g3_1[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[44] * g3_0[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[45] * g3_1[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g3_0[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[47] * g3_1[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[48] * g3_0[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[49] * g3_1[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[50] * g3_0[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[51] * g3_1[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[52] * g3_0[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[53] * g3_1[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[54] * g3_0[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[55] * g3_1[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[56] * g4_0[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[57] * g4_1[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[58] * g4_0[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[59] * g4_1[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[60] * g4_0[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[61] * g4_1[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[62] * g4_0[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[63] * g4_1[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[64] * g4_0[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[65] * g4_1[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[66] * g4_0[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[67] * g4_1[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[68] * g4_0[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[69] * g4_1[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[70] * g5_0[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[71] * g5_1[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[72] * g5_0[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[73] * g5_1[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[74] * g5_0[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[75] * g5_1[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[76] * g5_0[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[77] * g5_1[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[78] * g5_0[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[79] * g5_1[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[80] * g5_0[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[81] * g5_1[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[82] * g5_0[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[83] * g5_1[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[84] * g6_0[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[85] * g6_1[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[86] * g6_0[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[87] * g6_1[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[88] * g6_0[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[89] * g6_1[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[90] * g6_0[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[91] * g6_1[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[92] * g6_0[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[93] * g6_1[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[94] * g6_0[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[95] * g6_1[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[96] * g6_0[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    {
+      const float p = f[97] * g6_1[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* As mb, for the block at column 0 or W - 8 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*8 + j]. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 8; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    const int ok1 = mk[8 + j] != 0;
+    const int ok2 = mk[16 + j] != 0;
+    const int ok3 = mk[24 + j] != 0;
+    const int ok4 = mk[32 + j] != 0;
+    const int ok5 = mk[40 + j] != 0;
+    const int ok6 = mk[48 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_1[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_1[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[7] * g0_1[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g0_0[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[9] * g0_1[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[10] * g0_0[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[11] * g0_1[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[12] * g0_0[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[13] * g0_1[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[14] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[15] * g1_1[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[17] * g1_1[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[18] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[19] * g1_1[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[20] * g1_0[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[21] * g1_1[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[22] * g1_0[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g1_1[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[24] * g1_0[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[25] * g1_1[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[26] * g1_0[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[27] * g1_1[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[28] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[29] * g2_1[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[30] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g2_1[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[32] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[33] * g2_1[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[34] * g2_0[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[35] * g2_1[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[36] * g2_0[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[37] * g2_1[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g2_0[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[39] * g2_1[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[40] * g2_0[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[41] * g2_1[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[42] * g3_0[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[43] * g3_1[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[44] * g3_0[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[45] * g3_1[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g3_0[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[47] * g3_1[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[48] * g3_0[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[49] * g3_1[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[50] * g3_0[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[51] * g3_1[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[52] * g3_0[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[53] * g3_1[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[54] * g3_0[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[55] * g3_1[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[56] * g4_0[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[57] * g4_1[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[58] * g4_0[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[59] * g4_1[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[60] * g4_0[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[61] * g4_1[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[62] * g4_0[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[63] * g4_1[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[64] * g4_0[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[65] * g4_1[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[66] * g4_0[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[67] * g4_1[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[68] * g4_0[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[69] * g4_1[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[70] * g5_0[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[71] * g5_1[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[72] * g5_0[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[73] * g5_1[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[74] * g5_0[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[75] * g5_1[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[76] * g5_0[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[77] * g5_1[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[78] * g5_0[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[79] * g5_1[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[80] * g5_0[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[81] * g5_1[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[82] * g5_0[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[83] * g5_1[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[84] * g6_0[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[85] * g6_1[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[86] * g6_0[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[87] * g6_1[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[88] * g6_0[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[89] * g6_1[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[90] * g6_0[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[91] * g6_1[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[92] * g6_0[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[93] * g6_1[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[94] * g6_0[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[95] * g6_1[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[96] * g6_0[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    {
+      const float p = f[97] * g6_1[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* A whole row (W >= 8, pad_left >= 0) in blocks of 8 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_8(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
+    x = 8;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 8 ? x : W - 8;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    x = xb + 8;
+  }
+  if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
+  } else {
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
+  }
+  if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 8 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 8 ? x : W - 8;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    x = xb + 8;
+  }
+}
+
+/* Every filter row exists; 4 outputs from column q0 - PL, every filter
+   column exists. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+                                 int64_t q0, int64_t PL) {
+  int64_t j;
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    s += f[0] * g0_0[q];
+    s += f[1] * g0_1[q];
+    s += f[2] * g0_0[q - 1];
+    s += f[3] * g0_1[q - 1];
+    s += f[4] * g0_0[q - 2];
+    s += f[5] * g0_1[q - 2];
+    s += f[6] * g0_0[q - 3];
+    s += f[7] * g0_1[q - 3];
+    s += f[8] * g0_0[q - 4];
+    s += f[9] * g0_1[q - 4];
+    s += f[10] * g0_0[q - 5];
+    s += f[11] * g0_1[q - 5];
+    s += f[12] * g0_0[q - 6];
+    s += f[13] * g0_1[q - 6];
+    s += f[14] * g1_0[q];
+    s += f[15] * g1_1[q];
+    s += f[16] * g1_0[q - 1];
+    s += f[17] * g1_1[q - 1];
+    s += f[18] * g1_0[q - 2];
+    s += f[19] * g1_1[q - 2];
+    s += f[20] * g1_0[q - 3];
+    s += f[21] * g1_1[q - 3];
+    s += f[22] * g1_0[q - 4];
+    s += f[23] * g1_1[q - 4];
+    s += f[24] * g1_0[q - 5];
+    s += f[25] * g1_1[q - 5];
+    s += f[26] * g1_0[q - 6];
+    s += f[27] * g1_1[q - 6];
+    s += f[28] * g2_0[q];
+    s += f[29] * g2_1[q];
+    s += f[30] * g2_0[q - 1];
+    s += f[31] * g2_1[q - 1];
+    s += f[32] * g2_0[q - 2];
+    s += f[33] * g2_1[q - 2];
+    s += f[34] * g2_0[q - 3];
+    s += f[35] * g2_1[q - 3];
+    s += f[36] * g2_0[q - 4];
+    s += f[37] * g2_1[q - 4];
+    s += f[38] * g2_0[q - 5];
+    s += f[39] * g2_1[q - 5];
+    s += f[40] * g2_0[q - 6];
+    s += f[41] * g2_1[q - 6];
+    s += f[42] * g3_0[q];
+    s += f[43] * g3_1[q];
+    s += f[44] * g3_0[q - 1];
+    s += f[45] * g3_1[q - 1];
+    s += f[46] * g3_0[q - 2];
+    s += f[47] * g3_1[q - 2];
+    s += f[48] * g3_0[q - 3];
+    s += f[49] * g3_1[q - 3];
+    s += f[50] * g3_0[q - 4];
+    s += f[51] * g3_1[q - 4];
+    s += f[52] * g3_0[q - 5];
+    s += f[53] * g3_1[q - 5];
+    s += f[54] * g3_0[q - 6];
+    s += f[55] * g3_1[q - 6];
+    s += f[56] * g4_0[q];
+    s += f[57] * g4_1[q];
+    s += f[58] * g4_0[q - 1];
+    s += f[59] * g4_1[q - 1];
+    s += f[60] * g4_0[q - 2];
+    s += f[61] * g4_1[q - 2];
+    s += f[62] * g4_0[q - 3];
+    s += f[63] * g4_1[q - 3];
+    s += f[64] * g4_0[q - 4];
+    s += f[65] * g4_1[q - 4];
+    s += f[66] * g4_0[q - 5];
+    s += f[67] * g4_1[q - 5];
+    s += f[68] * g4_0[q - 6];
+    s += f[69] * g4_1[q - 6];
+    s += f[70] * g5_0[q];
+    s += f[71] * g5_1[q];
+    s += f[72] * g5_0[q - 1];
+    s += f[73] * g5_1[q - 1];
+    s += f[74] * g5_0[q - 2];
+    s += f[75] * g5_1[q - 2];
+    s += f[76] * g5_0[q - 3];
+    s += f[77] * g5_1[q - 3];
+    s += f[78] * g5_0[q - 4];
+    s += f[79] * g5_1[q - 4];
+    s += f[80] * g5_0[q - 5];
+    s += f[81] * g5_1[q - 5];
+    s += f[82] * g5_0[q - 6];
+    s += f[83] * g5_1[q - 6];
+    s += f[84] * g6_0[q];
+    s += f[85] * g6_1[q];
+    s += f[86] * g6_0[q - 1];
+    s += f[87] * g6_1[q - 1];
+    s += f[88] * g6_0[q - 2];
+    s += f[89] * g6_1[q - 2];
+    s += f[90] * g6_0[q - 3];
+    s += f[91] * g6_1[q - 3];
+    s += f[92] * g6_0[q - 4];
+    s += f[93] * g6_1[q - 4];
+    s += f[94] * g6_0[q - 5];
+    s += f[95] * g6_1[q - 5];
+    s += f[96] * g6_0[q - 6];
+    s += f[97] * g6_1[q - 6];
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* 4 outputs from column q0 - PL, each tap counted only where it exists:
+   filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
+   missing tap adds +0, which leaves the sum unchanged: a sum that starts at
+   +0 is never -0). Every load must be valid memory (the caller checks). */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+                                     const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
+  int j;
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 4);
+  /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
+  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(1 - q0, 4), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 4);
+  /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
+  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(2 - q0, 4), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 2, 4);
+  /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
+  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(3 - q0, 4), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 3, 4);
+  /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
+  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(4 - q0, 4), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 4, 4);
+  /* filter column 5 exists in lanes j in [lo5, hi5): 0 <= q0 + j - 5 < OW */
+  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(5 - q0, 4), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 5, 4);
+  /* filter column 6 exists in lanes j in [lo6, hi6): 0 <= q0 + j - 6 < OW */
+  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(6 - q0, 4), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 6, 4);
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = j >= lo0 && j < hi0;
+    const int ok1 = j >= lo1 && j < hi1;
+    const int ok2 = j >= lo2 && j < hi2;
+    const int ok3 = j >= lo3 && j < hi3;
+    const int ok4 = j >= lo4 && j < hi4;
+    const int ok5 = j >= lo5 && j < hi5;
+    const int ok6 = j >= lo6 && j < hi6;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_1[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_1[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[7] * g0_1[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g0_0[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[9] * g0_1[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[10] * g0_0[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[11] * g0_1[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[12] * g0_0[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[13] * g0_1[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[14] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[15] * g1_1[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[17] * g1_1[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[18] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[19] * g1_1[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[20] * g1_0[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[21] * g1_1[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[22] * g1_0[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g1_1[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[24] * g1_0[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[25] * g1_1[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[26] * g1_0[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[27] * g1_1[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[28] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[29] * g2_1[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[30] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g2_1[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[32] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[33] * g2_1[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[34] * g2_0[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[35] * g2_1[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[36] * g2_0[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[37] * g2_1[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g2_0[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[39] * g2_1[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[40] * g2_0[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[41] * g2_1[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[42] * g3_0[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[43] * g3_1[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[44] * g3_0[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[45] * g3_1[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g3_0[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[47] * g3_1[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[48] * g3_0[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[49] * g3_1[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[50] * g3_0[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[51] * g3_1[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[52] * g3_0[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[53] * g3_1[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[54] * g3_0[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[55] * g3_1[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[56] * g4_0[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[57] * g4_1[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[58] * g4_0[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[59] * g4_1[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[60] * g4_0[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[61] * g4_1[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[62] * g4_0[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[63] * g4_1[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[64] * g4_0[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[65] * g4_1[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[66] * g4_0[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[67] * g4_1[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[68] * g4_0[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[69] * g4_1[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[70] * g5_0[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[71] * g5_1[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[72] * g5_0[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[73] * g5_1[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[74] * g5_0[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[75] * g5_1[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[76] * g5_0[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[77] * g5_1[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[78] * g5_0[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[79] * g5_1[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[80] * g5_0[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[81] * g5_1[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[82] * g5_0[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[83] * g5_1[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[84] * g6_0[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[85] * g6_1[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[86] * g6_0[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[87] * g6_1[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[88] * g6_0[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[89] * g6_1[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[90] * g6_0[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[91] * g6_1[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[92] * g6_0[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[93] * g6_1[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[94] * g6_0[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[95] * g6_1[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[96] * g6_0[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    {
+      const float p = f[97] * g6_1[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* As mb, for the block at column 0 or W - 4 of a row, with its column
+   masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+                                     const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
+  int64_t j;
+  for (j = 0; j < 4; j++) {
+    const int64_t q = q0 + j;
+    float s = 0;
+    const int ok0 = mk[0 + j] != 0;
+    const int ok1 = mk[4 + j] != 0;
+    const int ok2 = mk[8 + j] != 0;
+    const int ok3 = mk[12 + j] != 0;
+    const int ok4 = mk[16 + j] != 0;
+    const int ok5 = mk[20 + j] != 0;
+    const int ok6 = mk[24 + j] != 0;
+    {
+      const float p = f[0] * g0_0[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[1] * g0_1[q];
+      s += ok0 && v0 ? p : 0;
+    }
+    {
+      const float p = f[2] * g0_0[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[3] * g0_1[q - 1];
+      s += ok1 && v0 ? p : 0;
+    }
+    {
+      const float p = f[4] * g0_0[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[5] * g0_1[q - 2];
+      s += ok2 && v0 ? p : 0;
+    }
+    {
+      const float p = f[6] * g0_0[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[7] * g0_1[q - 3];
+      s += ok3 && v0 ? p : 0;
+    }
+    {
+      const float p = f[8] * g0_0[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[9] * g0_1[q - 4];
+      s += ok4 && v0 ? p : 0;
+    }
+    {
+      const float p = f[10] * g0_0[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[11] * g0_1[q - 5];
+      s += ok5 && v0 ? p : 0;
+    }
+    {
+      const float p = f[12] * g0_0[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[13] * g0_1[q - 6];
+      s += ok6 && v0 ? p : 0;
+    }
+    {
+      const float p = f[14] * g1_0[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[15] * g1_1[q];
+      s += ok0 && v1 ? p : 0;
+    }
+    {
+      const float p = f[16] * g1_0[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[17] * g1_1[q - 1];
+      s += ok1 && v1 ? p : 0;
+    }
+    {
+      const float p = f[18] * g1_0[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[19] * g1_1[q - 2];
+      s += ok2 && v1 ? p : 0;
+    }
+    {
+      const float p = f[20] * g1_0[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[21] * g1_1[q - 3];
+      s += ok3 && v1 ? p : 0;
+    }
+    {
+      const float p = f[22] * g1_0[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[23] * g1_1[q - 4];
+      s += ok4 && v1 ? p : 0;
+    }
+    {
+      const float p = f[24] * g1_0[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[25] * g1_1[q - 5];
+      s += ok5 && v1 ? p : 0;
+    }
+    {
+      const float p = f[26] * g1_0[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[27] * g1_1[q - 6];
+      s += ok6 && v1 ? p : 0;
+    }
+    {
+      const float p = f[28] * g2_0[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[29] * g2_1[q];
+      s += ok0 && v2 ? p : 0;
+    }
+    {
+      const float p = f[30] * g2_0[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[31] * g2_1[q - 1];
+      s += ok1 && v2 ? p : 0;
+    }
+    {
+      const float p = f[32] * g2_0[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[33] * g2_1[q - 2];
+      s += ok2 && v2 ? p : 0;
+    }
+    {
+      const float p = f[34] * g2_0[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[35] * g2_1[q - 3];
+      s += ok3 && v2 ? p : 0;
+    }
+    {
+      const float p = f[36] * g2_0[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[37] * g2_1[q - 4];
+      s += ok4 && v2 ? p : 0;
+    }
+    {
+      const float p = f[38] * g2_0[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[39] * g2_1[q - 5];
+      s += ok5 && v2 ? p : 0;
+    }
+    {
+      const float p = f[40] * g2_0[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[41] * g2_1[q - 6];
+      s += ok6 && v2 ? p : 0;
+    }
+    {
+      const float p = f[42] * g3_0[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[43] * g3_1[q];
+      s += ok0 && v3 ? p : 0;
+    }
+    {
+      const float p = f[44] * g3_0[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[45] * g3_1[q - 1];
+      s += ok1 && v3 ? p : 0;
+    }
+    {
+      const float p = f[46] * g3_0[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[47] * g3_1[q - 2];
+      s += ok2 && v3 ? p : 0;
+    }
+    {
+      const float p = f[48] * g3_0[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[49] * g3_1[q - 3];
+      s += ok3 && v3 ? p : 0;
+    }
+    {
+      const float p = f[50] * g3_0[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[51] * g3_1[q - 4];
+      s += ok4 && v3 ? p : 0;
+    }
+    {
+      const float p = f[52] * g3_0[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[53] * g3_1[q - 5];
+      s += ok5 && v3 ? p : 0;
+    }
+    {
+      const float p = f[54] * g3_0[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[55] * g3_1[q - 6];
+      s += ok6 && v3 ? p : 0;
+    }
+    {
+      const float p = f[56] * g4_0[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[57] * g4_1[q];
+      s += ok0 && v4 ? p : 0;
+    }
+    {
+      const float p = f[58] * g4_0[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[59] * g4_1[q - 1];
+      s += ok1 && v4 ? p : 0;
+    }
+    {
+      const float p = f[60] * g4_0[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[61] * g4_1[q - 2];
+      s += ok2 && v4 ? p : 0;
+    }
+    {
+      const float p = f[62] * g4_0[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[63] * g4_1[q - 3];
+      s += ok3 && v4 ? p : 0;
+    }
+    {
+      const float p = f[64] * g4_0[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[65] * g4_1[q - 4];
+      s += ok4 && v4 ? p : 0;
+    }
+    {
+      const float p = f[66] * g4_0[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[67] * g4_1[q - 5];
+      s += ok5 && v4 ? p : 0;
+    }
+    {
+      const float p = f[68] * g4_0[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[69] * g4_1[q - 6];
+      s += ok6 && v4 ? p : 0;
+    }
+    {
+      const float p = f[70] * g5_0[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[71] * g5_1[q];
+      s += ok0 && v5 ? p : 0;
+    }
+    {
+      const float p = f[72] * g5_0[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[73] * g5_1[q - 1];
+      s += ok1 && v5 ? p : 0;
+    }
+    {
+      const float p = f[74] * g5_0[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[75] * g5_1[q - 2];
+      s += ok2 && v5 ? p : 0;
+    }
+    {
+      const float p = f[76] * g5_0[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[77] * g5_1[q - 3];
+      s += ok3 && v5 ? p : 0;
+    }
+    {
+      const float p = f[78] * g5_0[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[79] * g5_1[q - 4];
+      s += ok4 && v5 ? p : 0;
+    }
+    {
+      const float p = f[80] * g5_0[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[81] * g5_1[q - 5];
+      s += ok5 && v5 ? p : 0;
+    }
+    {
+      const float p = f[82] * g5_0[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[83] * g5_1[q - 6];
+      s += ok6 && v5 ? p : 0;
+    }
+    {
+      const float p = f[84] * g6_0[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[85] * g6_1[q];
+      s += ok0 && v6 ? p : 0;
+    }
+    {
+      const float p = f[86] * g6_0[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[87] * g6_1[q - 1];
+      s += ok1 && v6 ? p : 0;
+    }
+    {
+      const float p = f[88] * g6_0[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[89] * g6_1[q - 2];
+      s += ok2 && v6 ? p : 0;
+    }
+    {
+      const float p = f[90] * g6_0[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[91] * g6_1[q - 3];
+      s += ok3 && v6 ? p : 0;
+    }
+    {
+      const float p = f[92] * g6_0[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[93] * g6_1[q - 4];
+      s += ok4 && v6 ? p : 0;
+    }
+    {
+      const float p = f[94] * g6_0[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[95] * g6_1[q - 5];
+      s += ok5 && v6 ? p : 0;
+    }
+    {
+      const float p = f[96] * g6_0[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    {
+      const float p = f[97] * g6_1[q - 6];
+      s += ok6 && v6 ? p : 0;
+    }
+    d[q - PL] = kfi_st_f32(s);
+  }
+}
+
+/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
+   blocks over the border columns [0, xl) and [xr, W), plain blocks in
+   between (masked by the row flags only when a filter row is missing;
+   g<fy> must then still point at a readable row). The last masked block of a
+   side may overlap the block before it: it recomputes those outputs with
+   the same taps in the same order, so it rewrites the same values. */
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_4(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
+                                      int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
+                                      const int *mR) {
+  int64_t x = 0, xb;
+  if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
+    x = 4;
+  }
+  while (x < xl && x < W) {
+    xb = x < W - 4 ? x : W - 4;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    x = xb + 4;
+  }
+  if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
+  } else {
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
+  }
+  if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 4 + PL, PL, mR);
+    x = W;
+  }
+  while (x < W) {
+    xb = x < W - 4 ? x : W - 4;
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    x = xb + 4;
+  }
+}
+
+/* Column groups q in [q0, q0 + n) with every filter column present, at least
+   one filter row missing: the accumulation row r gets the taps of each
+   existing filter row fy, one pass per fy (each in (fx, m) order). */
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f0_0_0 = f[0];
+  const float f0_0_1 = f[1];
+  const float f0_1_0 = f[2];
+  const float f0_1_1 = f[3];
+  const float f0_2_0 = f[4];
+  const float f0_2_1 = f[5];
+  const float f0_3_0 = f[6];
+  const float f0_3_1 = f[7];
+  const float f0_4_0 = f[8];
+  const float f0_4_1 = f[9];
+  const float f0_5_0 = f[10];
+  const float f0_5_1 = f[11];
+  const float f0_6_0 = f[12];
+  const float f0_6_1 = f[13];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f0_0_0 * kfi_ld_f32(g0_0[q]);
+      s += f0_0_1 * kfi_ld_f32(g0_1[q]);
+      s += f0_1_0 * kfi_ld_f32(g0_0[q - 1]);
+      s += f0_1_1 * kfi_ld_f32(g0_1[q - 1]);
+      s += f0_2_0 * kfi_ld_f32(g0_0[q - 2]);
+      s += f0_2_1 * kfi_ld_f32(g0_1[q - 2]);
+      s += f0_3_0 * kfi_ld_f32(g0_0[q - 3]);
+      s += f0_3_1 * kfi_ld_f32(g0_1[q - 3]);
+      s += f0_4_0 * kfi_ld_f32(g0_0[q - 4]);
+      s += f0_4_1 * kfi_ld_f32(g0_1[q - 4]);
+      s += f0_5_0 * kfi_ld_f32(g0_0[q - 5]);
+      s += f0_5_1 * kfi_ld_f32(g0_1[q - 5]);
+      s += f0_6_0 * kfi_ld_f32(g0_0[q - 6]);
+      s += f0_6_1 * kfi_ld_f32(g0_1[q - 6]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc1(float *restrict r, const float *restrict g1_0, const float *restrict g1_1, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f1_0_0 = f[14];
+  const float f1_0_1 = f[15];
+  const float f1_1_0 = f[16];
+  const float f1_1_1 = f[17];
+  const float f1_2_0 = f[18];
+  const float f1_2_1 = f[19];
+  const float f1_3_0 = f[20];
+  const float f1_3_1 = f[21];
+  const float f1_4_0 = f[22];
+  const float f1_4_1 = f[23];
+  const float f1_5_0 = f[24];
+  const float f1_5_1 = f[25];
+  const float f1_6_0 = f[26];
+  const float f1_6_1 = f[27];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f1_0_0 * kfi_ld_f32(g1_0[q]);
+      s += f1_0_1 * kfi_ld_f32(g1_1[q]);
+      s += f1_1_0 * kfi_ld_f32(g1_0[q - 1]);
+      s += f1_1_1 * kfi_ld_f32(g1_1[q - 1]);
+      s += f1_2_0 * kfi_ld_f32(g1_0[q - 2]);
+      s += f1_2_1 * kfi_ld_f32(g1_1[q - 2]);
+      s += f1_3_0 * kfi_ld_f32(g1_0[q - 3]);
+      s += f1_3_1 * kfi_ld_f32(g1_1[q - 3]);
+      s += f1_4_0 * kfi_ld_f32(g1_0[q - 4]);
+      s += f1_4_1 * kfi_ld_f32(g1_1[q - 4]);
+      s += f1_5_0 * kfi_ld_f32(g1_0[q - 5]);
+      s += f1_5_1 * kfi_ld_f32(g1_1[q - 5]);
+      s += f1_6_0 * kfi_ld_f32(g1_0[q - 6]);
+      s += f1_6_1 * kfi_ld_f32(g1_1[q - 6]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc2(float *restrict r, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f2_0_0 = f[28];
+  const float f2_0_1 = f[29];
+  const float f2_1_0 = f[30];
+  const float f2_1_1 = f[31];
+  const float f2_2_0 = f[32];
+  const float f2_2_1 = f[33];
+  const float f2_3_0 = f[34];
+  const float f2_3_1 = f[35];
+  const float f2_4_0 = f[36];
+  const float f2_4_1 = f[37];
+  const float f2_5_0 = f[38];
+  const float f2_5_1 = f[39];
+  const float f2_6_0 = f[40];
+  const float f2_6_1 = f[41];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f2_0_0 * kfi_ld_f32(g2_0[q]);
+      s += f2_0_1 * kfi_ld_f32(g2_1[q]);
+      s += f2_1_0 * kfi_ld_f32(g2_0[q - 1]);
+      s += f2_1_1 * kfi_ld_f32(g2_1[q - 1]);
+      s += f2_2_0 * kfi_ld_f32(g2_0[q - 2]);
+      s += f2_2_1 * kfi_ld_f32(g2_1[q - 2]);
+      s += f2_3_0 * kfi_ld_f32(g2_0[q - 3]);
+      s += f2_3_1 * kfi_ld_f32(g2_1[q - 3]);
+      s += f2_4_0 * kfi_ld_f32(g2_0[q - 4]);
+      s += f2_4_1 * kfi_ld_f32(g2_1[q - 4]);
+      s += f2_5_0 * kfi_ld_f32(g2_0[q - 5]);
+      s += f2_5_1 * kfi_ld_f32(g2_1[q - 5]);
+      s += f2_6_0 * kfi_ld_f32(g2_0[q - 6]);
+      s += f2_6_1 * kfi_ld_f32(g2_1[q - 6]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc3(float *restrict r, const float *restrict g3_0, const float *restrict g3_1, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f3_0_0 = f[42];
+  const float f3_0_1 = f[43];
+  const float f3_1_0 = f[44];
+  const float f3_1_1 = f[45];
+  const float f3_2_0 = f[46];
+  const float f3_2_1 = f[47];
+  const float f3_3_0 = f[48];
+  const float f3_3_1 = f[49];
+  const float f3_4_0 = f[50];
+  const float f3_4_1 = f[51];
+  const float f3_5_0 = f[52];
+  const float f3_5_1 = f[53];
+  const float f3_6_0 = f[54];
+  const float f3_6_1 = f[55];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f3_0_0 * kfi_ld_f32(g3_0[q]);
+      s += f3_0_1 * kfi_ld_f32(g3_1[q]);
+      s += f3_1_0 * kfi_ld_f32(g3_0[q - 1]);
+      s += f3_1_1 * kfi_ld_f32(g3_1[q - 1]);
+      s += f3_2_0 * kfi_ld_f32(g3_0[q - 2]);
+      s += f3_2_1 * kfi_ld_f32(g3_1[q - 2]);
+      s += f3_3_0 * kfi_ld_f32(g3_0[q - 3]);
+      s += f3_3_1 * kfi_ld_f32(g3_1[q - 3]);
+      s += f3_4_0 * kfi_ld_f32(g3_0[q - 4]);
+      s += f3_4_1 * kfi_ld_f32(g3_1[q - 4]);
+      s += f3_5_0 * kfi_ld_f32(g3_0[q - 5]);
+      s += f3_5_1 * kfi_ld_f32(g3_1[q - 5]);
+      s += f3_6_0 * kfi_ld_f32(g3_0[q - 6]);
+      s += f3_6_1 * kfi_ld_f32(g3_1[q - 6]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc4(float *restrict r, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f4_0_0 = f[56];
+  const float f4_0_1 = f[57];
+  const float f4_1_0 = f[58];
+  const float f4_1_1 = f[59];
+  const float f4_2_0 = f[60];
+  const float f4_2_1 = f[61];
+  const float f4_3_0 = f[62];
+  const float f4_3_1 = f[63];
+  const float f4_4_0 = f[64];
+  const float f4_4_1 = f[65];
+  const float f4_5_0 = f[66];
+  const float f4_5_1 = f[67];
+  const float f4_6_0 = f[68];
+  const float f4_6_1 = f[69];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f4_0_0 * kfi_ld_f32(g4_0[q]);
+      s += f4_0_1 * kfi_ld_f32(g4_1[q]);
+      s += f4_1_0 * kfi_ld_f32(g4_0[q - 1]);
+      s += f4_1_1 * kfi_ld_f32(g4_1[q - 1]);
+      s += f4_2_0 * kfi_ld_f32(g4_0[q - 2]);
+      s += f4_2_1 * kfi_ld_f32(g4_1[q - 2]);
+      s += f4_3_0 * kfi_ld_f32(g4_0[q - 3]);
+      s += f4_3_1 * kfi_ld_f32(g4_1[q - 3]);
+      s += f4_4_0 * kfi_ld_f32(g4_0[q - 4]);
+      s += f4_4_1 * kfi_ld_f32(g4_1[q - 4]);
+      s += f4_5_0 * kfi_ld_f32(g4_0[q - 5]);
+      s += f4_5_1 * kfi_ld_f32(g4_1[q - 5]);
+      s += f4_6_0 * kfi_ld_f32(g4_0[q - 6]);
+      s += f4_6_1 * kfi_ld_f32(g4_1[q - 6]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc5(float *restrict r, const float *restrict g5_0, const float *restrict g5_1, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f5_0_0 = f[70];
+  const float f5_0_1 = f[71];
+  const float f5_1_0 = f[72];
+  const float f5_1_1 = f[73];
+  const float f5_2_0 = f[74];
+  const float f5_2_1 = f[75];
+  const float f5_3_0 = f[76];
+  const float f5_3_1 = f[77];
+  const float f5_4_0 = f[78];
+  const float f5_4_1 = f[79];
+  const float f5_5_0 = f[80];
+  const float f5_5_1 = f[81];
+  const float f5_6_0 = f[82];
+  const float f5_6_1 = f[83];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f5_0_0 * kfi_ld_f32(g5_0[q]);
+      s += f5_0_1 * kfi_ld_f32(g5_1[q]);
+      s += f5_1_0 * kfi_ld_f32(g5_0[q - 1]);
+      s += f5_1_1 * kfi_ld_f32(g5_1[q - 1]);
+      s += f5_2_0 * kfi_ld_f32(g5_0[q - 2]);
+      s += f5_2_1 * kfi_ld_f32(g5_1[q - 2]);
+      s += f5_3_0 * kfi_ld_f32(g5_0[q - 3]);
+      s += f5_3_1 * kfi_ld_f32(g5_1[q - 3]);
+      s += f5_4_0 * kfi_ld_f32(g5_0[q - 4]);
+      s += f5_4_1 * kfi_ld_f32(g5_1[q - 4]);
+      s += f5_5_0 * kfi_ld_f32(g5_0[q - 5]);
+      s += f5_5_1 * kfi_ld_f32(g5_1[q - 5]);
+      s += f5_6_0 * kfi_ld_f32(g5_0[q - 6]);
+      s += f5_6_1 * kfi_ld_f32(g5_1[q - 6]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc6(float *restrict r, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const float f6_0_0 = f[84];
+  const float f6_0_1 = f[85];
+  const float f6_1_0 = f[86];
+  const float f6_1_1 = f[87];
+  const float f6_2_0 = f[88];
+  const float f6_2_1 = f[89];
+  const float f6_3_0 = f[90];
+  const float f6_3_1 = f[91];
+  const float f6_4_0 = f[92];
+  const float f6_4_1 = f[93];
+  const float f6_5_0 = f[94];
+  const float f6_5_1 = f[95];
+  const float f6_6_0 = f[96];
+  const float f6_6_1 = f[97];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      float s = r[q - PL];
+      s += f6_0_0 * kfi_ld_f32(g6_0[q]);
+      s += f6_0_1 * kfi_ld_f32(g6_1[q]);
+      s += f6_1_0 * kfi_ld_f32(g6_0[q - 1]);
+      s += f6_1_1 * kfi_ld_f32(g6_1[q - 1]);
+      s += f6_2_0 * kfi_ld_f32(g6_0[q - 2]);
+      s += f6_2_1 * kfi_ld_f32(g6_1[q - 2]);
+      s += f6_3_0 * kfi_ld_f32(g6_0[q - 3]);
+      s += f6_3_1 * kfi_ld_f32(g6_1[q - 3]);
+      s += f6_4_0 * kfi_ld_f32(g6_0[q - 4]);
+      s += f6_4_1 * kfi_ld_f32(g6_1[q - 4]);
+      s += f6_5_0 * kfi_ld_f32(g6_0[q - 5]);
+      s += f6_5_1 * kfi_ld_f32(g6_1[q - 5]);
+      s += f6_6_0 * kfi_ld_f32(g6_0[q - 6]);
+      s += f6_6_1 * kfi_ld_f32(g6_1[q - 6]);
+      r[q - PL] = s;
+    }
+  }
+}
+
+/* One border column group q (checked): the outputs of group q inside the row,
+   each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
+   iff v0.. is set. */
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_bd0(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+                         const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
+  (void)f, (void)OW;
+  {
+    const int64_t ix = q - PL;
+    if (ix >= 0 && ix < W) {
+      float s = 0;
+      if (v0) {
+        if (q >= 0 && q < OW) {
+          s += f[0] * kfi_ld_f32(g0_0[q]);
+          s += f[1] * kfi_ld_f32(g0_1[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[2] * kfi_ld_f32(g0_0[q - 1]);
+          s += f[3] * kfi_ld_f32(g0_1[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[4] * kfi_ld_f32(g0_0[q - 2]);
+          s += f[5] * kfi_ld_f32(g0_1[q - 2]);
+        }
+        if (q - 3 >= 0 && q - 3 < OW) {
+          s += f[6] * kfi_ld_f32(g0_0[q - 3]);
+          s += f[7] * kfi_ld_f32(g0_1[q - 3]);
+        }
+        if (q - 4 >= 0 && q - 4 < OW) {
+          s += f[8] * kfi_ld_f32(g0_0[q - 4]);
+          s += f[9] * kfi_ld_f32(g0_1[q - 4]);
+        }
+        if (q - 5 >= 0 && q - 5 < OW) {
+          s += f[10] * kfi_ld_f32(g0_0[q - 5]);
+          s += f[11] * kfi_ld_f32(g0_1[q - 5]);
+        }
+        if (q - 6 >= 0 && q - 6 < OW) {
+          s += f[12] * kfi_ld_f32(g0_0[q - 6]);
+          s += f[13] * kfi_ld_f32(g0_1[q - 6]);
+        }
+      }
+      if (v1) {
+        if (q >= 0 && q < OW) {
+          s += f[14] * kfi_ld_f32(g1_0[q]);
+          s += f[15] * kfi_ld_f32(g1_1[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[16] * kfi_ld_f32(g1_0[q - 1]);
+          s += f[17] * kfi_ld_f32(g1_1[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[18] * kfi_ld_f32(g1_0[q - 2]);
+          s += f[19] * kfi_ld_f32(g1_1[q - 2]);
+        }
+        if (q - 3 >= 0 && q - 3 < OW) {
+          s += f[20] * kfi_ld_f32(g1_0[q - 3]);
+          s += f[21] * kfi_ld_f32(g1_1[q - 3]);
+        }
+        if (q - 4 >= 0 && q - 4 < OW) {
+          s += f[22] * kfi_ld_f32(g1_0[q - 4]);
+          s += f[23] * kfi_ld_f32(g1_1[q - 4]);
+        }
+        if (q - 5 >= 0 && q - 5 < OW) {
+          s += f[24] * kfi_ld_f32(g1_0[q - 5]);
+          s += f[25] * kfi_ld_f32(g1_1[q - 5]);
+        }
+        if (q - 6 >= 0 && q - 6 < OW) {
+          s += f[26] * kfi_ld_f32(g1_0[q - 6]);
+          s += f[27] * kfi_ld_f32(g1_1[q - 6]);
+        }
+      }
+      if (v2) {
+        if (q >= 0 && q < OW) {
+          s += f[28] * kfi_ld_f32(g2_0[q]);
+          s += f[29] * kfi_ld_f32(g2_1[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[30] * kfi_ld_f32(g2_0[q - 1]);
+          s += f[31] * kfi_ld_f32(g2_1[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[32] * kfi_ld_f32(g2_0[q - 2]);
+          s += f[33] * kfi_ld_f32(g2_1[q - 2]);
+        }
+        if (q - 3 >= 0 && q - 3 < OW) {
+          s += f[34] * kfi_ld_f32(g2_0[q - 3]);
+          s += f[35] * kfi_ld_f32(g2_1[q - 3]);
+        }
+        if (q - 4 >= 0 && q - 4 < OW) {
+          s += f[36] * kfi_ld_f32(g2_0[q - 4]);
+          s += f[37] * kfi_ld_f32(g2_1[q - 4]);
+        }
+        if (q - 5 >= 0 && q - 5 < OW) {
+          s += f[38] * kfi_ld_f32(g2_0[q - 5]);
+          s += f[39] * kfi_ld_f32(g2_1[q - 5]);
+        }
+        if (q - 6 >= 0 && q - 6 < OW) {
+          s += f[40] * kfi_ld_f32(g2_0[q - 6]);
+          s += f[41] * kfi_ld_f32(g2_1[q - 6]);
+        }
+      }
+      if (v3) {
+        if (q >= 0 && q < OW) {
+          s += f[42] * kfi_ld_f32(g3_0[q]);
+          s += f[43] * kfi_ld_f32(g3_1[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[44] * kfi_ld_f32(g3_0[q - 1]);
+          s += f[45] * kfi_ld_f32(g3_1[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[46] * kfi_ld_f32(g3_0[q - 2]);
+          s += f[47] * kfi_ld_f32(g3_1[q - 2]);
+        }
+        if (q - 3 >= 0 && q - 3 < OW) {
+          s += f[48] * kfi_ld_f32(g3_0[q - 3]);
+          s += f[49] * kfi_ld_f32(g3_1[q - 3]);
+        }
+        if (q - 4 >= 0 && q - 4 < OW) {
+          s += f[50] * kfi_ld_f32(g3_0[q - 4]);
+          s += f[51] * kfi_ld_f32(g3_1[q - 4]);
+        }
+        if (q - 5 >= 0 && q - 5 < OW) {
+          s += f[52] * kfi_ld_f32(g3_0[q - 5]);
+          s += f[53] * kfi_ld_f32(g3_1[q - 5]);
+        }
+        if (q - 6 >= 0 && q - 6 < OW) {
+          s += f[54] * kfi_ld_f32(g3_0[q - 6]);
+          s += f[55] * kfi_ld_f32(g3_1[q - 6]);
+        }
+      }
+      if (v4) {
+        if (q >= 0 && q < OW) {
+          s += f[56] * kfi_ld_f32(g4_0[q]);
+          s += f[57] * kfi_ld_f32(g4_1[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[58] * kfi_ld_f32(g4_0[q - 1]);
+          s += f[59] * kfi_ld_f32(g4_1[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[60] * kfi_ld_f32(g4_0[q - 2]);
+          s += f[61] * kfi_ld_f32(g4_1[q - 2]);
+        }
+        if (q - 3 >= 0 && q - 3 < OW) {
+          s += f[62] * kfi_ld_f32(g4_0[q - 3]);
+          s += f[63] * kfi_ld_f32(g4_1[q - 3]);
+        }
+        if (q - 4 >= 0 && q - 4 < OW) {
+          s += f[64] * kfi_ld_f32(g4_0[q - 4]);
+          s += f[65] * kfi_ld_f32(g4_1[q - 4]);
+        }
+        if (q - 5 >= 0 && q - 5 < OW) {
+          s += f[66] * kfi_ld_f32(g4_0[q - 5]);
+          s += f[67] * kfi_ld_f32(g4_1[q - 5]);
+        }
+        if (q - 6 >= 0 && q - 6 < OW) {
+          s += f[68] * kfi_ld_f32(g4_0[q - 6]);
+          s += f[69] * kfi_ld_f32(g4_1[q - 6]);
+        }
+      }
+      if (v5) {
+        if (q >= 0 && q < OW) {
+          s += f[70] * kfi_ld_f32(g5_0[q]);
+          s += f[71] * kfi_ld_f32(g5_1[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[72] * kfi_ld_f32(g5_0[q - 1]);
+          s += f[73] * kfi_ld_f32(g5_1[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[74] * kfi_ld_f32(g5_0[q - 2]);
+          s += f[75] * kfi_ld_f32(g5_1[q - 2]);
+        }
+        if (q - 3 >= 0 && q - 3 < OW) {
+          s += f[76] * kfi_ld_f32(g5_0[q - 3]);
+          s += f[77] * kfi_ld_f32(g5_1[q - 3]);
+        }
+        if (q - 4 >= 0 && q - 4 < OW) {
+          s += f[78] * kfi_ld_f32(g5_0[q - 4]);
+          s += f[79] * kfi_ld_f32(g5_1[q - 4]);
+        }
+        if (q - 5 >= 0 && q - 5 < OW) {
+          s += f[80] * kfi_ld_f32(g5_0[q - 5]);
+          s += f[81] * kfi_ld_f32(g5_1[q - 5]);
+        }
+        if (q - 6 >= 0 && q - 6 < OW) {
+          s += f[82] * kfi_ld_f32(g5_0[q - 6]);
+          s += f[83] * kfi_ld_f32(g5_1[q - 6]);
+        }
+      }
+      if (v6) {
+        if (q >= 0 && q < OW) {
+          s += f[84] * kfi_ld_f32(g6_0[q]);
+          s += f[85] * kfi_ld_f32(g6_1[q]);
+        }
+        if (q - 1 >= 0 && q - 1 < OW) {
+          s += f[86] * kfi_ld_f32(g6_0[q - 1]);
+          s += f[87] * kfi_ld_f32(g6_1[q - 1]);
+        }
+        if (q - 2 >= 0 && q - 2 < OW) {
+          s += f[88] * kfi_ld_f32(g6_0[q - 2]);
+          s += f[89] * kfi_ld_f32(g6_1[q - 2]);
+        }
+        if (q - 3 >= 0 && q - 3 < OW) {
+          s += f[90] * kfi_ld_f32(g6_0[q - 3]);
+          s += f[91] * kfi_ld_f32(g6_1[q - 3]);
+        }
+        if (q - 4 >= 0 && q - 4 < OW) {
+          s += f[92] * kfi_ld_f32(g6_0[q - 4]);
+          s += f[93] * kfi_ld_f32(g6_1[q - 4]);
+        }
+        if (q - 5 >= 0 && q - 5 < OW) {
+          s += f[94] * kfi_ld_f32(g6_0[q - 5]);
+          s += f[95] * kfi_ld_f32(g6_1[q - 5]);
+        }
+        if (q - 6 >= 0 && q - 6 < OW) {
+          s += f[96] * kfi_ld_f32(g6_0[q - 6]);
+          s += f[97] * kfi_ld_f32(g6_1[q - 6]);
+        }
+      }
+      d[ix] = kfi_st_f32(s);
+    }
+  }
+}
+
+/* Flat form (strides 1, OW = W, float/double): the rows where every filter
+   row exists form one contiguous run of dx, and every tap reads dy at a
+   constant offset from its dx index, so the whole run is one loop over the
+   plane in blocks of B outputs, each lane masked by its column (mask table
+   mt[fx][c], c = column, periodic in W). A block's masked lanes may read
+   dy outside the row but inside the dy array (checked by the caller). The
+   last block may overlap the one before it: same taps, same order, same
+   values rewritten. */
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat16(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
+                        const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
+  int64_t p = P0, c0 = P0 % W, j;
+  for (;;) {
+    if (p + 16 > P1) {
+      if (p >= P1) break;
+      p = P1 - 16;
+      c0 = p % W;
+    }
+    for (j = 0; j < 16; j++) {
+      float s = 0;
+      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok1 = mt[272 + c0 + j] != 0;
+      const int ok2 = mt[544 + c0 + j] != 0;
+      const int ok3 = mt[816 + c0 + j] != 0;
+      const int ok4 = mt[1088 + c0 + j] != 0;
+      const int ok5 = mt[1360 + c0 + j] != 0;
+      const int ok6 = mt[1632 + c0 + j] != 0;
+      {
+        const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[1] * kfi_ld_f32(dyb[o0_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[2] * kfi_ld_f32(dyb[o0_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[3] * kfi_ld_f32(dyb[o0_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[4] * kfi_ld_f32(dyb[o0_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[5] * kfi_ld_f32(dyb[o0_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[6] * kfi_ld_f32(dyb[o0_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[7] * kfi_ld_f32(dyb[o0_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[8] * kfi_ld_f32(dyb[o0_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[9] * kfi_ld_f32(dyb[o0_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[10] * kfi_ld_f32(dyb[o0_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[11] * kfi_ld_f32(dyb[o0_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[12] * kfi_ld_f32(dyb[o0_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[13] * kfi_ld_f32(dyb[o0_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[14] * kfi_ld_f32(dyb[o1_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[15] * kfi_ld_f32(dyb[o1_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[16] * kfi_ld_f32(dyb[o1_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[17] * kfi_ld_f32(dyb[o1_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[18] * kfi_ld_f32(dyb[o1_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[19] * kfi_ld_f32(dyb[o1_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[20] * kfi_ld_f32(dyb[o1_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[21] * kfi_ld_f32(dyb[o1_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[22] * kfi_ld_f32(dyb[o1_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[23] * kfi_ld_f32(dyb[o1_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[24] * kfi_ld_f32(dyb[o1_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[25] * kfi_ld_f32(dyb[o1_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[26] * kfi_ld_f32(dyb[o1_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[27] * kfi_ld_f32(dyb[o1_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[28] * kfi_ld_f32(dyb[o2_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[29] * kfi_ld_f32(dyb[o2_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[30] * kfi_ld_f32(dyb[o2_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[31] * kfi_ld_f32(dyb[o2_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[32] * kfi_ld_f32(dyb[o2_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[33] * kfi_ld_f32(dyb[o2_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[34] * kfi_ld_f32(dyb[o2_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[35] * kfi_ld_f32(dyb[o2_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[36] * kfi_ld_f32(dyb[o2_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[37] * kfi_ld_f32(dyb[o2_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[38] * kfi_ld_f32(dyb[o2_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[39] * kfi_ld_f32(dyb[o2_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[40] * kfi_ld_f32(dyb[o2_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[41] * kfi_ld_f32(dyb[o2_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[42] * kfi_ld_f32(dyb[o3_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[43] * kfi_ld_f32(dyb[o3_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[44] * kfi_ld_f32(dyb[o3_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[45] * kfi_ld_f32(dyb[o3_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[46] * kfi_ld_f32(dyb[o3_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[47] * kfi_ld_f32(dyb[o3_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[48] * kfi_ld_f32(dyb[o3_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[49] * kfi_ld_f32(dyb[o3_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[50] * kfi_ld_f32(dyb[o3_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[51] * kfi_ld_f32(dyb[o3_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[52] * kfi_ld_f32(dyb[o3_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[53] * kfi_ld_f32(dyb[o3_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[54] * kfi_ld_f32(dyb[o3_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[55] * kfi_ld_f32(dyb[o3_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[56] * kfi_ld_f32(dyb[o4_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[57] * kfi_ld_f32(dyb[o4_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[58] * kfi_ld_f32(dyb[o4_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[59] * kfi_ld_f32(dyb[o4_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[60] * kfi_ld_f32(dyb[o4_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[61] * kfi_ld_f32(dyb[o4_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[62] * kfi_ld_f32(dyb[o4_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[63] * kfi_ld_f32(dyb[o4_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[64] * kfi_ld_f32(dyb[o4_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[65] * kfi_ld_f32(dyb[o4_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[66] * kfi_ld_f32(dyb[o4_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[67] * kfi_ld_f32(dyb[o4_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[68] * kfi_ld_f32(dyb[o4_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[69] * kfi_ld_f32(dyb[o4_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[70] * kfi_ld_f32(dyb[o5_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[71] * kfi_ld_f32(dyb[o5_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[72] * kfi_ld_f32(dyb[o5_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[73] * kfi_ld_f32(dyb[o5_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[74] * kfi_ld_f32(dyb[o5_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[75] * kfi_ld_f32(dyb[o5_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[76] * kfi_ld_f32(dyb[o5_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[77] * kfi_ld_f32(dyb[o5_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[78] * kfi_ld_f32(dyb[o5_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[79] * kfi_ld_f32(dyb[o5_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[80] * kfi_ld_f32(dyb[o5_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[81] * kfi_ld_f32(dyb[o5_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[82] * kfi_ld_f32(dyb[o5_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[83] * kfi_ld_f32(dyb[o5_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[84] * kfi_ld_f32(dyb[o6_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[85] * kfi_ld_f32(dyb[o6_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[86] * kfi_ld_f32(dyb[o6_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[87] * kfi_ld_f32(dyb[o6_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[88] * kfi_ld_f32(dyb[o6_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[89] * kfi_ld_f32(dyb[o6_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[90] * kfi_ld_f32(dyb[o6_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[91] * kfi_ld_f32(dyb[o6_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[92] * kfi_ld_f32(dyb[o6_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[93] * kfi_ld_f32(dyb[o6_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[94] * kfi_ld_f32(dyb[o6_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[95] * kfi_ld_f32(dyb[o6_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[96] * kfi_ld_f32(dyb[o6_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[97] * kfi_ld_f32(dyb[o6_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      d[p + j] = kfi_st_f32(s);
+    }
+    p += 16;
+    c0 += 16;
+    if (c0 >= W) c0 -= W;
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat8(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
+                        const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
+  int64_t p = P0, c0 = P0 % W, j;
+  for (;;) {
+    if (p + 8 > P1) {
+      if (p >= P1) break;
+      p = P1 - 8;
+      c0 = p % W;
+    }
+    for (j = 0; j < 8; j++) {
+      float s = 0;
+      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok1 = mt[272 + c0 + j] != 0;
+      const int ok2 = mt[544 + c0 + j] != 0;
+      const int ok3 = mt[816 + c0 + j] != 0;
+      const int ok4 = mt[1088 + c0 + j] != 0;
+      const int ok5 = mt[1360 + c0 + j] != 0;
+      const int ok6 = mt[1632 + c0 + j] != 0;
+      {
+        const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[1] * kfi_ld_f32(dyb[o0_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[2] * kfi_ld_f32(dyb[o0_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[3] * kfi_ld_f32(dyb[o0_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[4] * kfi_ld_f32(dyb[o0_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[5] * kfi_ld_f32(dyb[o0_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[6] * kfi_ld_f32(dyb[o0_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[7] * kfi_ld_f32(dyb[o0_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[8] * kfi_ld_f32(dyb[o0_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[9] * kfi_ld_f32(dyb[o0_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[10] * kfi_ld_f32(dyb[o0_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[11] * kfi_ld_f32(dyb[o0_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[12] * kfi_ld_f32(dyb[o0_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[13] * kfi_ld_f32(dyb[o0_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[14] * kfi_ld_f32(dyb[o1_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[15] * kfi_ld_f32(dyb[o1_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[16] * kfi_ld_f32(dyb[o1_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[17] * kfi_ld_f32(dyb[o1_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[18] * kfi_ld_f32(dyb[o1_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[19] * kfi_ld_f32(dyb[o1_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[20] * kfi_ld_f32(dyb[o1_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[21] * kfi_ld_f32(dyb[o1_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[22] * kfi_ld_f32(dyb[o1_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[23] * kfi_ld_f32(dyb[o1_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[24] * kfi_ld_f32(dyb[o1_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[25] * kfi_ld_f32(dyb[o1_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[26] * kfi_ld_f32(dyb[o1_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[27] * kfi_ld_f32(dyb[o1_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[28] * kfi_ld_f32(dyb[o2_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[29] * kfi_ld_f32(dyb[o2_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[30] * kfi_ld_f32(dyb[o2_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[31] * kfi_ld_f32(dyb[o2_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[32] * kfi_ld_f32(dyb[o2_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[33] * kfi_ld_f32(dyb[o2_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[34] * kfi_ld_f32(dyb[o2_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[35] * kfi_ld_f32(dyb[o2_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[36] * kfi_ld_f32(dyb[o2_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[37] * kfi_ld_f32(dyb[o2_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[38] * kfi_ld_f32(dyb[o2_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[39] * kfi_ld_f32(dyb[o2_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[40] * kfi_ld_f32(dyb[o2_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[41] * kfi_ld_f32(dyb[o2_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[42] * kfi_ld_f32(dyb[o3_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[43] * kfi_ld_f32(dyb[o3_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[44] * kfi_ld_f32(dyb[o3_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[45] * kfi_ld_f32(dyb[o3_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[46] * kfi_ld_f32(dyb[o3_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[47] * kfi_ld_f32(dyb[o3_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[48] * kfi_ld_f32(dyb[o3_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[49] * kfi_ld_f32(dyb[o3_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[50] * kfi_ld_f32(dyb[o3_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[51] * kfi_ld_f32(dyb[o3_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[52] * kfi_ld_f32(dyb[o3_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[53] * kfi_ld_f32(dyb[o3_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[54] * kfi_ld_f32(dyb[o3_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[55] * kfi_ld_f32(dyb[o3_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[56] * kfi_ld_f32(dyb[o4_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[57] * kfi_ld_f32(dyb[o4_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[58] * kfi_ld_f32(dyb[o4_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[59] * kfi_ld_f32(dyb[o4_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[60] * kfi_ld_f32(dyb[o4_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[61] * kfi_ld_f32(dyb[o4_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[62] * kfi_ld_f32(dyb[o4_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[63] * kfi_ld_f32(dyb[o4_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[64] * kfi_ld_f32(dyb[o4_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[65] * kfi_ld_f32(dyb[o4_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[66] * kfi_ld_f32(dyb[o4_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[67] * kfi_ld_f32(dyb[o4_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[68] * kfi_ld_f32(dyb[o4_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[69] * kfi_ld_f32(dyb[o4_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[70] * kfi_ld_f32(dyb[o5_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[71] * kfi_ld_f32(dyb[o5_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[72] * kfi_ld_f32(dyb[o5_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[73] * kfi_ld_f32(dyb[o5_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[74] * kfi_ld_f32(dyb[o5_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[75] * kfi_ld_f32(dyb[o5_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[76] * kfi_ld_f32(dyb[o5_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[77] * kfi_ld_f32(dyb[o5_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[78] * kfi_ld_f32(dyb[o5_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[79] * kfi_ld_f32(dyb[o5_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[80] * kfi_ld_f32(dyb[o5_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[81] * kfi_ld_f32(dyb[o5_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[82] * kfi_ld_f32(dyb[o5_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[83] * kfi_ld_f32(dyb[o5_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[84] * kfi_ld_f32(dyb[o6_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[85] * kfi_ld_f32(dyb[o6_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[86] * kfi_ld_f32(dyb[o6_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[87] * kfi_ld_f32(dyb[o6_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[88] * kfi_ld_f32(dyb[o6_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[89] * kfi_ld_f32(dyb[o6_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[90] * kfi_ld_f32(dyb[o6_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[91] * kfi_ld_f32(dyb[o6_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[92] * kfi_ld_f32(dyb[o6_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[93] * kfi_ld_f32(dyb[o6_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[94] * kfi_ld_f32(dyb[o6_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[95] * kfi_ld_f32(dyb[o6_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[96] * kfi_ld_f32(dyb[o6_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[97] * kfi_ld_f32(dyb[o6_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      d[p + j] = kfi_st_f32(s);
+    }
+    p += 8;
+    c0 += 8;
+    if (c0 >= W) c0 -= W;
+  }
+}
+
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat4(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
+                        const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
+  int64_t p = P0, c0 = P0 % W, j;
+  for (;;) {
+    if (p + 4 > P1) {
+      if (p >= P1) break;
+      p = P1 - 4;
+      c0 = p % W;
+    }
+    for (j = 0; j < 4; j++) {
+      float s = 0;
+      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok1 = mt[272 + c0 + j] != 0;
+      const int ok2 = mt[544 + c0 + j] != 0;
+      const int ok3 = mt[816 + c0 + j] != 0;
+      const int ok4 = mt[1088 + c0 + j] != 0;
+      const int ok5 = mt[1360 + c0 + j] != 0;
+      const int ok6 = mt[1632 + c0 + j] != 0;
+      {
+        const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[1] * kfi_ld_f32(dyb[o0_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[2] * kfi_ld_f32(dyb[o0_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[3] * kfi_ld_f32(dyb[o0_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[4] * kfi_ld_f32(dyb[o0_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[5] * kfi_ld_f32(dyb[o0_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[6] * kfi_ld_f32(dyb[o0_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[7] * kfi_ld_f32(dyb[o0_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[8] * kfi_ld_f32(dyb[o0_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[9] * kfi_ld_f32(dyb[o0_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[10] * kfi_ld_f32(dyb[o0_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[11] * kfi_ld_f32(dyb[o0_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[12] * kfi_ld_f32(dyb[o0_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[13] * kfi_ld_f32(dyb[o0_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[14] * kfi_ld_f32(dyb[o1_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[15] * kfi_ld_f32(dyb[o1_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[16] * kfi_ld_f32(dyb[o1_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[17] * kfi_ld_f32(dyb[o1_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[18] * kfi_ld_f32(dyb[o1_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[19] * kfi_ld_f32(dyb[o1_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[20] * kfi_ld_f32(dyb[o1_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[21] * kfi_ld_f32(dyb[o1_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[22] * kfi_ld_f32(dyb[o1_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[23] * kfi_ld_f32(dyb[o1_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[24] * kfi_ld_f32(dyb[o1_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[25] * kfi_ld_f32(dyb[o1_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[26] * kfi_ld_f32(dyb[o1_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[27] * kfi_ld_f32(dyb[o1_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[28] * kfi_ld_f32(dyb[o2_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[29] * kfi_ld_f32(dyb[o2_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[30] * kfi_ld_f32(dyb[o2_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[31] * kfi_ld_f32(dyb[o2_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[32] * kfi_ld_f32(dyb[o2_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[33] * kfi_ld_f32(dyb[o2_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[34] * kfi_ld_f32(dyb[o2_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[35] * kfi_ld_f32(dyb[o2_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[36] * kfi_ld_f32(dyb[o2_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[37] * kfi_ld_f32(dyb[o2_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[38] * kfi_ld_f32(dyb[o2_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[39] * kfi_ld_f32(dyb[o2_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[40] * kfi_ld_f32(dyb[o2_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[41] * kfi_ld_f32(dyb[o2_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[42] * kfi_ld_f32(dyb[o3_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[43] * kfi_ld_f32(dyb[o3_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[44] * kfi_ld_f32(dyb[o3_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[45] * kfi_ld_f32(dyb[o3_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[46] * kfi_ld_f32(dyb[o3_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[47] * kfi_ld_f32(dyb[o3_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[48] * kfi_ld_f32(dyb[o3_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[49] * kfi_ld_f32(dyb[o3_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[50] * kfi_ld_f32(dyb[o3_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[51] * kfi_ld_f32(dyb[o3_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[52] * kfi_ld_f32(dyb[o3_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[53] * kfi_ld_f32(dyb[o3_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[54] * kfi_ld_f32(dyb[o3_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[55] * kfi_ld_f32(dyb[o3_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[56] * kfi_ld_f32(dyb[o4_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[57] * kfi_ld_f32(dyb[o4_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[58] * kfi_ld_f32(dyb[o4_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[59] * kfi_ld_f32(dyb[o4_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[60] * kfi_ld_f32(dyb[o4_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[61] * kfi_ld_f32(dyb[o4_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[62] * kfi_ld_f32(dyb[o4_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[63] * kfi_ld_f32(dyb[o4_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[64] * kfi_ld_f32(dyb[o4_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[65] * kfi_ld_f32(dyb[o4_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[66] * kfi_ld_f32(dyb[o4_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[67] * kfi_ld_f32(dyb[o4_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[68] * kfi_ld_f32(dyb[o4_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[69] * kfi_ld_f32(dyb[o4_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[70] * kfi_ld_f32(dyb[o5_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[71] * kfi_ld_f32(dyb[o5_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[72] * kfi_ld_f32(dyb[o5_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[73] * kfi_ld_f32(dyb[o5_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[74] * kfi_ld_f32(dyb[o5_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[75] * kfi_ld_f32(dyb[o5_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[76] * kfi_ld_f32(dyb[o5_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[77] * kfi_ld_f32(dyb[o5_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[78] * kfi_ld_f32(dyb[o5_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[79] * kfi_ld_f32(dyb[o5_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[80] * kfi_ld_f32(dyb[o5_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[81] * kfi_ld_f32(dyb[o5_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[82] * kfi_ld_f32(dyb[o5_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[83] * kfi_ld_f32(dyb[o5_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[84] * kfi_ld_f32(dyb[o6_0 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[85] * kfi_ld_f32(dyb[o6_1 + p + j]);
+        s += ok0 ? q : 0;
+      }
+      {
+        const float q = f[86] * kfi_ld_f32(dyb[o6_0 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[87] * kfi_ld_f32(dyb[o6_1 + p + j - 1]);
+        s += ok1 ? q : 0;
+      }
+      {
+        const float q = f[88] * kfi_ld_f32(dyb[o6_0 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[89] * kfi_ld_f32(dyb[o6_1 + p + j - 2]);
+        s += ok2 ? q : 0;
+      }
+      {
+        const float q = f[90] * kfi_ld_f32(dyb[o6_0 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[91] * kfi_ld_f32(dyb[o6_1 + p + j - 3]);
+        s += ok3 ? q : 0;
+      }
+      {
+        const float q = f[92] * kfi_ld_f32(dyb[o6_0 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[93] * kfi_ld_f32(dyb[o6_1 + p + j - 4]);
+        s += ok4 ? q : 0;
+      }
+      {
+        const float q = f[94] * kfi_ld_f32(dyb[o6_0 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[95] * kfi_ld_f32(dyb[o6_1 + p + j - 5]);
+        s += ok5 ? q : 0;
+      }
+      {
+        const float q = f[96] * kfi_ld_f32(dyb[o6_0 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      {
+        const float q = f[97] * kfi_ld_f32(dyb[o6_1 + p + j - 6]);
+        s += ok6 ? q : 0;
+      }
+      d[p + j] = kfi_st_f32(s);
+    }
+    p += 4;
+    c0 += 4;
+    if (c0 >= W) c0 -= W;
+  }
 }
 
 static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task(void *ctx, size_t t) {
@@ -57,43 +5304,99 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
   const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_ppt(a), p0 = (int64_t)t * ppt;
+  /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
+  const int64_t qs = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdivw(PL), qe = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdivw(W - 1 + PL) + 1;
+  int64_t qlo = -kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdivw(-PL), qhi = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(PL - 0 + 0), x1_0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 0) + 1;
-  if (x0_0 < 0) x0_0 = 0;
-  if (x1_0 > OW) x1_0 = OW;
-  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox*1 + base1 in [0, W) */
-  const int64_t base1 = 1 - PL;
-  int64_t x0_1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(PL - 1 + 0), x1_1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 1) + 1;
-  if (x0_1 < 0) x0_1 = 0;
-  if (x1_1 > OW) x1_1 = OW;
-  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox*1 + base2 in [0, W) */
-  const int64_t base2 = 2 - PL;
-  int64_t x0_2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(PL - 2 + 0), x1_2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 2) + 1;
-  if (x0_2 < 0) x0_2 = 0;
-  if (x1_2 > OW) x1_2 = OW;
-  /* tap column 3: ox in [x0_3, x1_3) lands on ix = ox*1 + base3 in [0, W) */
-  const int64_t base3 = 3 - PL;
-  int64_t x0_3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(PL - 3 + 0), x1_3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 3) + 1;
-  if (x0_3 < 0) x0_3 = 0;
-  if (x1_3 > OW) x1_3 = OW;
-  /* tap column 4: ox in [x0_4, x1_4) lands on ix = ox*1 + base4 in [0, W) */
-  const int64_t base4 = 4 - PL;
-  int64_t x0_4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(PL - 4 + 0), x1_4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 4) + 1;
-  if (x0_4 < 0) x0_4 = 0;
-  if (x1_4 > OW) x1_4 = OW;
-  /* tap column 5: ox in [x0_5, x1_5) lands on ix = ox*1 + base5 in [0, W) */
-  const int64_t base5 = 5 - PL;
-  int64_t x0_5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(PL - 5 + 0), x1_5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 5) + 1;
-  if (x0_5 < 0) x0_5 = 0;
-  if (x1_5 > OW) x1_5 = OW;
-  /* tap column 6: ox in [x0_6, x1_6) lands on ix = ox*1 + base6 in [0, W) */
-  const int64_t base6 = 6 - PL;
-  int64_t x0_6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(PL - 6 + 0), x1_6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdiv(W - 1 + PL - 6) + 1;
-  if (x0_6 < 0) x0_6 = 0;
-  if (x1_6 > OW) x1_6 = OW;
+  float fl[98]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*7 + fx)*2 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
+  /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
+     block <= W): filter column fx exists in lane j iff 0 <= q0 + j - fx*1 < OW */
+  int mL[112], mR[112];
+  {
+    int64_t B = 0, j;
+    if (W >= 4) B = 4;
+    if (W >= 8) B = 8;
+    if (W >= 16) B = 16;
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
+      mL[0 * B + j] = l >= 0 && l < OW;
+      mR[0 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
+      mL[1 * B + j] = l >= 0 && l < OW;
+      mR[1 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
+      mL[2 * B + j] = l >= 0 && l < OW;
+      mR[2 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 3, r = W - B + PL + j - 3;
+      mL[3 * B + j] = l >= 0 && l < OW;
+      mR[3 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 4, r = W - B + PL + j - 4;
+      mL[4 * B + j] = l >= 0 && l < OW;
+      mR[4 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 5, r = W - B + PL + j - 5;
+      mL[5 * B + j] = l >= 0 && l < OW;
+      mR[5 * B + j] = r >= 0 && r < OW;
+    }
+    for (j = 0; j < B; j++) {
+      const int64_t l = PL + j - 6, r = W - B + PL + j - 6;
+      mL[6 * B + j] = l >= 0 && l < OW;
+      mR[6 * B + j] = r >= 0 && r < OW;
+    }
+  }
+  /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
+     the widest <= W; mt[fx][k]: filter column fx exists for column k mod W */
+  unsigned char mt[1904];
+  int64_t FB = 0;
+  if (OW == W && W <= 256 && PL >= 0) {
+    int64_t k;
+    if (W >= 4) FB = 4;
+    if (W >= 8) FB = 8;
+    if (W >= 16) FB = 16;
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 0;
+      mt[0 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 1;
+      mt[272 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 2;
+      mt[544 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 3;
+      mt[816 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 4;
+      mt[1088 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 5;
+      mt[1360 + k] = x >= 0 && x < OW;
+    }
+    for (k = 0; k < W + FB; k++) {
+      const int64_t x = (k < W ? k : k - W) + PL - 6;
+      mt[1632 + k] = x >= 0 && x < OW;
+    }
+  }
+  if (qlo < 6) qlo = 6;
+  if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
+  (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
     b = pl / C;
@@ -101,183 +5404,92 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
     {
       const float *gp = dy + (b * CM + ch * 2) * OH * OW; /* planes ch*2 .. ch*2+1 */
       const float *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*7+fx)*CM + m] */
+      (void)gp;
+      for (i = 0; i < 49; i++) {
+        fl[i * 2 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
+      }
+      int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
+      if (FB > 0) {
+        const int64_t base = b * CM * OH * OW + ch * 2 * OH * OW; /* the plane of m = 0 in dy */
+        fa = 6 - PT;
+        fb = OH - PT;
+        if (fa < 0) fa = 0;
+        if (fb > H) fb = H;
+        /* masked lanes read dy from 6 before the first row to PL past the last */
+        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 6 && base + 2 * OH * OW + PL <= ND) {
+          if (FB == 16)
+            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat16(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + 1 * OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + 1 * OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + 1 * OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + 1 * OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + 1 * OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + 1 * OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
+          else if (FB == 8)
+            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat8(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + 1 * OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + 1 * OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + 1 * OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + 1 * OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + 1 * OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + 1 * OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
+          else if (FB == 4)
+            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat4(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + 1 * OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + 1 * OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + 1 * OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + 1 * OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + 1 * OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + 1 * OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
+        } else {
+          fa = fb = 0;
+        }
+      }
       for (iy = 0; iy < H; iy++) {
-        float *r = dx + ((b * C + ch) * H + iy) * W;
-        for (i = 0; i < W; i++) r[i] = 0;
+        float *d = dx + ((b * C + ch) * H + iy) * W;
+        if (iy >= fa && iy < fb) continue;
+        const int64_t ty = iy + PT, qy = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fdivh(ty);
+        (void)qy;
         {
-          const int64_t ty = iy + PT - 0; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const float *g = gp + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[0 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[1 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[2 * CM]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[3 * CM]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[4 * CM]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[5 * CM]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[6 * CM]), x0_6, x1_6, base6);
-            }
-            {
-              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[0 * CM + 1]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[1 * CM + 1]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[2 * CM + 1]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[3 * CM + 1]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[4 * CM + 1]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[5 * CM + 1]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[6 * CM + 1]), x0_6, x1_6, base6);
-            }
+          const int64_t oy0 = qy;
+          const int v0 = oy0 >= 0 && oy0 < OH;
+          const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const float *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const int64_t oy1 = qy - 1;
+          const int v1 = oy1 >= 0 && oy1 < OH;
+          const float *g1_0 = gp + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
+          const float *g1_1 = gp + 1 * OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
+          const int64_t oy2 = qy - 2;
+          const int v2 = oy2 >= 0 && oy2 < OH;
+          const float *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
+          const float *g2_1 = gp + 1 * OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
+          const int64_t oy3 = qy - 3;
+          const int v3 = oy3 >= 0 && oy3 < OH;
+          const float *g3_0 = gp + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
+          const float *g3_1 = gp + 1 * OH * OW + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
+          const int64_t oy4 = qy - 4;
+          const int v4 = oy4 >= 0 && oy4 < OH;
+          const float *g4_0 = gp + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
+          const float *g4_1 = gp + 1 * OH * OW + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
+          const int64_t oy5 = qy - 5;
+          const int v5 = oy5 >= 0 && oy5 < OH;
+          const float *g5_0 = gp + (v5 ? oy5 : 0) * OW; /* missing: row 0, never added */
+          const float *g5_1 = gp + 1 * OH * OW + (v5 ? oy5 : 0) * OW; /* missing: row 0, never added */
+          const int64_t oy6 = qy - 6;
+          const int v6 = oy6 >= 0 && oy6 < OH;
+          const float *g6_0 = gp + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
+          const float *g6_1 = gp + 1 * OH * OW + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
+          int64_t q = qs;
+          if (PL >= 0 && W >= 4 && (g0_0 - dy) >= 6 && (g0_0 - dy) + W + PL <= ND && (g0_1 - dy) >= 6 && (g0_1 - dy) + W + PL <= ND && (g1_0 - dy) >= 6 && (g1_0 - dy) + W + PL <= ND && (g1_1 - dy) >= 6 && (g1_1 - dy) + W + PL <= ND && (g2_0 - dy) >= 6 && (g2_0 - dy) + W + PL <= ND && (g2_1 - dy) >= 6 && (g2_1 - dy) + W + PL <= ND && (g3_0 - dy) >= 6 && (g3_0 - dy) + W + PL <= ND && (g3_1 - dy) >= 6 && (g3_1 - dy) + W + PL <= ND && (g4_0 - dy) >= 6 && (g4_0 - dy) + W + PL <= ND && (g4_1 - dy) >= 6 && (g4_1 - dy) + W + PL <= ND && (g5_0 - dy) >= 6 && (g5_0 - dy) + W + PL <= ND && (g5_1 - dy) >= 6 && (g5_1 - dy) + W + PL <= ND && (g6_0 - dy) >= 6 && (g6_0 - dy) + W + PL <= ND && (g6_1 - dy) >= 6 && (g6_1 - dy) + W + PL <= ND) {
+            if (W >= 16)
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            else if (W >= 8)
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            else if (W >= 4)
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+            continue;
           }
-        }
-        {
-          const int64_t ty = iy + PT - 1; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const float *g = gp + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[7 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[8 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[9 * CM]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[10 * CM]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[11 * CM]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[12 * CM]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[13 * CM]), x0_6, x1_6, base6);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
+          if (q < qhi) {
+            if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_in0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, fl, q, qhi, PL);
+            } else {
+              float *r = d;
+              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              if (v0) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
+              if (v1) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc1(r, g1_0, g1_1, fl, q, qhi, PL);
+              if (v2) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc2(r, g2_0, g2_1, fl, q, qhi, PL);
+              if (v3) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc3(r, g3_0, g3_1, fl, q, qhi, PL);
+              if (v4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc4(r, g4_0, g4_1, fl, q, qhi, PL);
+              if (v5) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc5(r, g5_0, g5_1, fl, q, qhi, PL);
+              if (v6) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc6(r, g6_0, g6_1, fl, q, qhi, PL);
             }
-            {
-              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[7 * CM + 1]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[8 * CM + 1]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[9 * CM + 1]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[10 * CM + 1]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[11 * CM + 1]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[12 * CM + 1]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[13 * CM + 1]), x0_6, x1_6, base6);
-            }
+            q = qhi;
           }
-        }
-        {
-          const int64_t ty = iy + PT - 2; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const float *g = gp + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[14 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[15 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[16 * CM]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[17 * CM]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[18 * CM]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[19 * CM]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[20 * CM]), x0_6, x1_6, base6);
-            }
-            {
-              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[14 * CM + 1]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[15 * CM + 1]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[16 * CM + 1]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[17 * CM + 1]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[18 * CM + 1]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[19 * CM + 1]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[20 * CM + 1]), x0_6, x1_6, base6);
-            }
-          }
-        }
-        {
-          const int64_t ty = iy + PT - 3; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const float *g = gp + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[21 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[22 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[23 * CM]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[24 * CM]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[25 * CM]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[26 * CM]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[27 * CM]), x0_6, x1_6, base6);
-            }
-            {
-              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[21 * CM + 1]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[22 * CM + 1]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[23 * CM + 1]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[24 * CM + 1]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[25 * CM + 1]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[26 * CM + 1]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[27 * CM + 1]), x0_6, x1_6, base6);
-            }
-          }
-        }
-        {
-          const int64_t ty = iy + PT - 4; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const float *g = gp + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[28 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[29 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[30 * CM]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[31 * CM]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[32 * CM]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[33 * CM]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[34 * CM]), x0_6, x1_6, base6);
-            }
-            {
-              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[28 * CM + 1]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[29 * CM + 1]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[30 * CM + 1]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[31 * CM + 1]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[32 * CM + 1]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[33 * CM + 1]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[34 * CM + 1]), x0_6, x1_6, base6);
-            }
-          }
-        }
-        {
-          const int64_t ty = iy + PT - 5; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const float *g = gp + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[35 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[36 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[37 * CM]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[38 * CM]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[39 * CM]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[40 * CM]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[41 * CM]), x0_6, x1_6, base6);
-            }
-            {
-              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[35 * CM + 1]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[36 * CM + 1]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[37 * CM + 1]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[38 * CM + 1]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[39 * CM + 1]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[40 * CM + 1]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[41 * CM + 1]), x0_6, x1_6, base6);
-            }
-          }
-        }
-        {
-          const int64_t ty = iy + PT - 6; /* oy * 1 */
-          if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-            {
-              const float *g = gp + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[42 * CM]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[43 * CM]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[44 * CM]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[45 * CM]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[46 * CM]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[47 * CM]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[48 * CM]), x0_6, x1_6, base6);
-            }
-            {
-              const float *g = gp + 1 * OH * OW + (ty / 1) * OW;
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[42 * CM + 1]), x0_0, x1_0, base0);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[43 * CM + 1]), x0_1, x1_1, base1);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[44 * CM + 1]), x0_2, x1_2, base2);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[45 * CM + 1]), x0_3, x1_3, base3);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[46 * CM + 1]), x0_4, x1_4, base4);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[47 * CM + 1]), x0_5, x1_5, base5);
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tap(r, g, kfi_ld_f32(fp[48 * CM + 1]), x0_6, x1_6, base6);
-            }
-          }
+          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
         }
       }
     }

@@ -26,18 +26,79 @@ size_t kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_scratch(const void *args) {
 }
 
 /* floor(x / 2) for any sign of x */
-static int64_t kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdiv(int64_t x) {
+static int64_t kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdivw(int64_t x) {
   return x >= 0 ? x / 2 : -((2 - 1 - x) / 2);
 }
 
-/* One tap over one output row: r[ox*2 + base] += f * dy_row[ox]. */
-#if defined(__GNUC__)
-__attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
-#endif
-static void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_tap(double *restrict r, const double *restrict g, double f, int64_t ox0, int64_t ox1,
-                          int64_t base) {
-  int64_t ox;
-  for (ox = ox0; ox < ox1; ox++) r[ox * 2 + base] += f * kfi_ld_f64(g[ox]);
+#define kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdivh kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdivw
+
+/* Row phase 0: filter rows { 0 }. */
+
+/* Every filter row exists; column groups q in [q0, q1), every filter column
+   exists: d[q*2 + px - PL] = sum of the taps, in (fy, fx, m) order. */
+static void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_in0(double *restrict d, const double *restrict g0_0, const double *restrict f,
+                         int64_t q0, int64_t q1, int64_t PL) {
+  const double f0_0_0 = f[0];
+  int64_t q = q0, j;
+  (void)j;
+  for (; q < q1; q++) {
+    {
+      {
+        double s = 0;
+        s += f0_0_0 * kfi_ld_f64(g0_0[q]);
+        d[(q) * 2 - PL] = kfi_st_f64(s);
+      }
+      {
+        double s = 0;
+        d[(q) * 2 + 1 - PL] = kfi_st_f64(s);
+      }
+    }
+  }
+}
+
+/* Column groups q in [q0, q0 + n) with every filter column present, at least
+   one filter row missing: the accumulation row r gets the taps of each
+   existing filter row fy, one pass per fy (each in (fx, m) order). */
+static void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_acc0(double *restrict r, const double *restrict g0_0, const double *restrict f,
+                          int64_t q0, int64_t q1, int64_t PL) {
+  const double f0_0_0 = f[0];
+  int64_t q;
+  for (q = q0; q < q1; q++) {
+    {
+      double s = r[(q) * 2 - PL];
+      s += f0_0_0 * kfi_ld_f64(g0_0[q]);
+      r[(q) * 2 - PL] = s;
+    }
+  }
+}
+
+/* One border column group q (checked): the outputs of group q inside the row,
+   each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
+   iff v0.. is set. */
+static void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_bd0(double *d, const double *g0_0, int v0,
+                         const double *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
+  (void)f, (void)OW;
+  {
+    const int64_t ix = (q) * 2 - PL;
+    if (ix >= 0 && ix < W) {
+      double s = 0;
+      if (v0) {
+        if (q >= 0 && q < OW) {
+          s += f[0] * kfi_ld_f64(g0_0[q]);
+        }
+      }
+      d[ix] = kfi_st_f64(s);
+    }
+  }
+  {
+    const int64_t ix = (q) * 2 + 1 - PL;
+    if (ix >= 0 && ix < W) {
+      double s = 0;
+      (void)v0;
+      (void)g0_0;
+      d[ix] = kfi_st_f64(s);
+    }
+  }
 }
 
 static void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_task(void *ctx, size_t t) {
@@ -48,13 +109,17 @@ static void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
   const double *flt = (const double *)a->filter;
   double *dx = (double *)a->dx;
   const int64_t ppt = kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_ppt(a), p0 = (int64_t)t * ppt;
+  /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
+  const int64_t qs = kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdivw(PL), qe = kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdivw(W - 1 + PL) + 1;
+  int64_t qlo = -kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdivw(-PL), qhi = kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdivw(W + PL);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*2 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdiv(PL - 0 + 1), x1_0 = kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdiv(W - 1 + PL - 0) + 1;
-  if (x0_0 < 0) x0_0 = 0;
-  if (x1_0 > OW) x1_0 = OW;
+  double fl[1]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*1 + fx)*1 + m] */
+  const int64_t ND = a->n * CM * OH * OW; /* dy elements */
+  if (qlo < 0) qlo = 0;
+  if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
+  (void)ND;
+  (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
     b = pl / C;
@@ -62,17 +127,42 @@ static void kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
     {
       const double *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
       const double *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*1+fx)*CM + m] */
+      (void)gp;
+      for (i = 0; i < 1; i++) {
+        fl[i * 1 + 0] = kfi_ld_f64(fp[i * CM + 0]);
+      }
       for (iy = 0; iy < H; iy++) {
-        double *r = dx + ((b * C + ch) * H + iy) * W;
-        for (i = 0; i < W; i++) r[i] = 0;
+        double *d = dx + ((b * C + ch) * H + iy) * W;
+        const int64_t ty = iy + PT, qy = kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_fdivh(ty);
+        (void)qy;
+        switch ((int)(ty - qy * 2)) {
+        case 0:
         {
-          const int64_t ty = iy + PT - 0; /* oy * 2 */
-          if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
-            {
-              const double *g = gp + (ty / 2) * OW;
-              kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_tap(r, g, kfi_ld_f64(fp[0 * CM]), x0_0, x1_0, base0);
+          const int64_t oy0 = qy;
+          const int v0 = oy0 >= 0 && oy0 < OH;
+          const double *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          int64_t q = qs;
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_bd0(d, g0_0, v0, fl, q, W, OW, PL);
+          if (q < qhi) {
+            if (v0) {
+              kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_in0(d, g0_0, fl, q, qhi, PL);
+            } else {
+              double *r = d;
+              for (i = q * 2 - PL; i < qhi * 2 - PL; i++) r[i] = 0;
+              if (v0) kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_acc0(r, g0_0, fl, q, qhi, PL);
             }
+            q = qhi;
           }
+          for (; q < qe; q++) kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_bd0(d, g0_0, v0, fl, q, W, OW, PL);
+        }
+        break;
+        case 1:
+        {
+          for (i = 0; i < W; i++) d[i] = 0; /* no filter row reaches this phase */
+        }
+        break;
+        default:
+          break;
         }
       }
     }
