@@ -21,24 +21,26 @@ local function subst(pat, values)
 end
 M.subst = subst
 
-local function has_value(axis, v)
-  for _, x in ipairs(axis.values) do if x == v then return true end end
+local function contains(list, v)
+  for _, x in ipairs(list) do if x == v then return true end end
   return false
 end
 
--- Returns the list of kernel records or nil, err.
+local function has_value(axis, v)
+  return contains(axis.values, v)
+end
+
 -- Whether the kind has an `isa` variant for these axis values (isa_only).
 local function isa_fits(kind, isa, values)
   local only = kind.isa_only and kind.isa_only[isa]
   if not only then return true end
   for an, allowed in pairs(only) do
-    local ok = false
-    for _, v in ipairs(allowed) do if v == values[an] then ok = true end end
-    if not ok then return false end
+    if not contains(allowed, values[an]) then return false end
   end
   return true
 end
 
+-- Returns the list of kernel records or nil, err.
 function M.expand(set, specs, set_file, dtypes, isas)
   local ok, r, err = pcall(M.expand_unsafe, set, specs, set_file, dtypes, isas)
   if ok then return r, err end

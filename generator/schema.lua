@@ -35,6 +35,7 @@ local function sorted_keys(t)
   table.sort(ks, function(a, b) return tostring(a) < tostring(b) end)
   return ks
 end
+M.sorted_keys = sorted_keys
 
 local check
 

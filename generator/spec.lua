@@ -158,15 +158,9 @@ local function placeholders(pat)
   return r
 end
 
-local function sorted_pairs(t)
-  local ks = {}
-  for k in pairs(t) do ks[#ks + 1] = k end
-  table.sort(ks)
-  local i = 0
-  return function()
-    i = i + 1
-    if ks[i] ~= nil then return ks[i], t[ks[i]] end
-  end
+local function contains(list, v)
+  for _, x in ipairs(list) do if x == v then return true end end
+  return false
 end
 
 -- Validates an op-family spec beyond its schema. Returns true or false, msg.
@@ -200,19 +194,19 @@ local function cross_check(s, file)
     for _, an in ipairs(k.axes) do listed[an] = true end
     local kisas = {}
     for _, isa in ipairs(k.isas or { "scalar" }) do kisas[isa] = true end
-    for isa, only in sorted_pairs(k.isa_only or {}) do
+    for _, isa in ipairs(schema.sorted_keys(k.isa_only or {})) do
+      local only = k.isa_only[isa]
       if not kisas[isa] then
         return false, string.format("%s: field 'kernels[%d].isa_only.%s': not one of this kind's isas", file, i, isa)
       end
-      for an, vs in sorted_pairs(only) do
+      for _, an in ipairs(schema.sorted_keys(only)) do
+        local vs = only[an]
         if not listed[an] then
           return false, string.format("%s: field 'kernels[%d].isa_only.%s.%s': not an axis of this kernel kind",
             file, i, isa, an)
         end
         for j, v in ipairs(vs) do
-          local found = false
-          for _, av in ipairs(axes[an].values) do if av == v then found = true end end
-          if not found then
+          if not contains(axes[an].values, v) then
             return false, string.format("%s: field 'kernels[%d].isa_only.%s.%s[%d]': %s is not a value of axis %s",
               file, i, isa, an, j, tostring(v), an)
           end
@@ -233,9 +227,7 @@ local function cross_check(s, file)
     if def == nil then
       return false, string.format("%s: field 'knobs[%d].name': %s is not one of params", file, i, k.name)
     end
-    local found = false
-    for _, v in ipairs(k.values) do if v == def then found = true end end
-    if not found then
+    if not contains(k.values, def) then
       return false, string.format("%s: field 'knobs[%d].values': the default %s (params.%s) must be one of them",
         file, i, tostring(def), k.name)
     end
@@ -243,9 +235,7 @@ local function cross_check(s, file)
   for i, o in ipairs(s.ops) do
     for j, a in ipairs(o.attrs) do
       if a.allowed and a.default ~= nil then
-        local found = false
-        for _, v in ipairs(a.allowed) do if v == a.default then found = true end end
-        if not found then
+        if not contains(a.allowed, a.default) then
           return false, string.format("%s: field 'ops[%d].attrs[%d].default': %s is not in allowed",
             file, i, j, tostring(a.default))
         end
