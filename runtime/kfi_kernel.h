@@ -114,6 +114,12 @@ static inline uint16_t kfi_f32_to_bf16(float f) {
   return (uint16_t)(x >> 16);
 }
 
+/* floor(x / d) for any sign of x, d > 0 (a compile-time constant in the
+   kernels, so it folds to shifts or a multiply). */
+static inline int64_t kfi_floordiv(int64_t x, int64_t d) {
+  return x >= 0 ? x / d : -((d - 1 - x) / d);
+}
+
 /* Loads and stores by dtype tag, as templates spell them. */
 #define kfi_ld_f16(v) kfi_f16_to_f32(v)
 #define kfi_ld_bf16(v) kfi_bf16_to_f32(v)

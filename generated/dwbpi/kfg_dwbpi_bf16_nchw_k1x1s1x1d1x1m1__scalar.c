@@ -31,13 +31,6 @@ size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_scratch(const void *args) {
   return (size_t)(kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_ntasks(a) * (a->w + 1 * kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_slot(a))) * sizeof(float);
 }
 
-/* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_fdivw(int64_t x) {
-  return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
-}
-
-#define kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_fdivh kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_fdivw
-
 /* dy row oy of multiplier plane m, in float: ring slot m*1 + oy mod 1
    (the rows an output row needs are 1 consecutive dy rows at most, and
    rows are visited in increasing order: each is converted once a plane). */
@@ -119,8 +112,8 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_task(void *ctx, size_t t)
   uint16_t *dx = (uint16_t *)a->dx;
   const int64_t ppt = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_ppt(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
-  const int64_t qs = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_fdivw(PL), qe = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_fdivw(W - 1 + PL) + 1;
-  int64_t qlo = -kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_fdivw(-PL), qhi = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_fdivw(W + PL);
+  const int64_t qs = kfi_floordiv(PL, 1), qe = kfi_floordiv(W - 1 + PL, 1) + 1;
+  int64_t qlo = -kfi_floordiv(-PL, 1), qhi = kfi_floordiv(W + PL, 1);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[1]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*1 + fx)*1 + m] */
   const int64_t SL = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_slot(a);
@@ -145,7 +138,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_task(void *ctx, size_t t)
       for (i = 0; i < 1; i++) tag[i] = -1;
       for (iy = 0; iy < H; iy++) {
         uint16_t *d = dx + ((b * C + ch) * H + iy) * W;
-        const int64_t ty = iy + PT, qy = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_fdivh(ty);
+        const int64_t ty = iy + PT, qy = kfi_floordiv(ty, 1);
         (void)qy;
         {
           const int64_t oy0 = qy;

@@ -41,13 +41,6 @@ size_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_scratch(const void *args) {
   return (size_t)(kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_ntasks(a) * (a->w + 3 * kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_slot(a))) * sizeof(float);
 }
 
-/* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_fdivw(int64_t x) {
-  return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
-}
-
-#define kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_fdivh kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_fdivw
-
 /* dy row oy of multiplier plane m, in float: ring slot m*3 + oy mod 3
    (the rows an output row needs are 3 consecutive dy rows at most, and
    rows are visited in increasing order: each is converted once a plane). */
@@ -771,8 +764,8 @@ static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_task(void *ctx, size_t t)
   uint16_t *dx = (uint16_t *)a->dx;
   const int64_t ppt = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_ppt(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
-  const int64_t qs = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_fdivw(PL), qe = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_fdivw(W - 1 + PL) + 1;
-  int64_t qlo = -kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_fdivw(-PL), qhi = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_fdivw(W + PL);
+  const int64_t qs = kfi_floordiv(PL, 1), qe = kfi_floordiv(W - 1 + PL, 1) + 1;
+  int64_t qlo = -kfi_floordiv(-PL, 1), qhi = kfi_floordiv(W + PL, 1);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[9]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*3 + fx)*1 + m] */
   const int64_t SL = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_slot(a);
@@ -821,7 +814,7 @@ static void kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_task(void *ctx, size_t t)
       for (i = 0; i < 3; i++) tag[i] = -1;
       for (iy = 0; iy < H; iy++) {
         uint16_t *d = dx + ((b * C + ch) * H + iy) * W;
-        const int64_t ty = iy + PT, qy = kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_fdivh(ty);
+        const int64_t ty = iy + PT, qy = kfi_floordiv(ty, 1);
         (void)qy;
         {
           const int64_t oy0 = qy;

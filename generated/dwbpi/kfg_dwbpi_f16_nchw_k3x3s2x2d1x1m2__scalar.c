@@ -31,13 +31,6 @@ size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_scratch(const void *args) {
   return (size_t)(kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_ntasks(a) * (a->w + 4 * kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_slot(a))) * sizeof(float);
 }
 
-/* floor(x / 2) for any sign of x */
-static int64_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_fdivw(int64_t x) {
-  return x >= 0 ? x / 2 : -((2 - 1 - x) / 2);
-}
-
-#define kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_fdivh kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_fdivw
-
 /* dy row oy of multiplier plane m, in float: ring slot m*2 + oy mod 2
    (the rows an output row needs are 2 consecutive dy rows at most, and
    rows are visited in increasing order: each is converted once a plane). */
@@ -322,8 +315,8 @@ static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
   uint16_t *dx = (uint16_t *)a->dx;
   const int64_t ppt = kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_ppt(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
-  const int64_t qs = kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_fdivw(PL), qe = kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_fdivw(W - 1 + PL) + 1;
-  int64_t qlo = -kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_fdivw(-PL), qhi = kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_fdivw(W + PL);
+  const int64_t qs = kfi_floordiv(PL, 2), qe = kfi_floordiv(W - 1 + PL, 2) + 1;
+  int64_t qlo = -kfi_floordiv(-PL, 2), qhi = kfi_floordiv(W + PL, 2);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[18]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*3 + fx)*2 + m] */
   const int64_t SL = kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_slot(a);
@@ -349,7 +342,7 @@ static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
       for (i = 0; i < 4; i++) tag[i] = -1;
       for (iy = 0; iy < H; iy++) {
         uint16_t *d = dx + ((b * C + ch) * H + iy) * W;
-        const int64_t ty = iy + PT, qy = kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_fdivh(ty);
+        const int64_t ty = iy + PT, qy = kfi_floordiv(ty, 2);
         (void)qy;
         switch ((int)(ty - qy * 2)) {
         case 0:

@@ -10,11 +10,6 @@ size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_scratch(const void *args) {
   return (size_t)(a->w * a->c + (49 + a->ow) * a->c * 2) * sizeof(float);
 }
 
-/* floor(x / 2) for any sign of x */
-static int64_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(int64_t x) {
-  return x >= 0 ? x / 2 : -((2 - 1 - x) / 2);
-}
-
 /* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
    sum_m dy[oy, ox, c*2 + m] * f[c*2 + m], ix = ox*2 + base. */
 #if defined(__GNUC__)
@@ -41,37 +36,37 @@ void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar(const void *args, const kfi_par *
   int64_t b, iy, i;
   /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*2 + base0 in [0, W) */
   const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(PL - 0 + 1), x1_0 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(W - 1 + PL - 0) + 1;
+  int64_t x0_0 = kfi_floordiv(PL - 0 + 1, 2), x1_0 = kfi_floordiv(W - 1 + PL - 0, 2) + 1;
   if (x0_0 < 0) x0_0 = 0;
   if (x1_0 > OW) x1_0 = OW;
   /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox*2 + base1 in [0, W) */
   const int64_t base1 = 1 - PL;
-  int64_t x0_1 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(PL - 1 + 1), x1_1 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(W - 1 + PL - 1) + 1;
+  int64_t x0_1 = kfi_floordiv(PL - 1 + 1, 2), x1_1 = kfi_floordiv(W - 1 + PL - 1, 2) + 1;
   if (x0_1 < 0) x0_1 = 0;
   if (x1_1 > OW) x1_1 = OW;
   /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox*2 + base2 in [0, W) */
   const int64_t base2 = 2 - PL;
-  int64_t x0_2 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(PL - 2 + 1), x1_2 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(W - 1 + PL - 2) + 1;
+  int64_t x0_2 = kfi_floordiv(PL - 2 + 1, 2), x1_2 = kfi_floordiv(W - 1 + PL - 2, 2) + 1;
   if (x0_2 < 0) x0_2 = 0;
   if (x1_2 > OW) x1_2 = OW;
   /* tap column 3: ox in [x0_3, x1_3) lands on ix = ox*2 + base3 in [0, W) */
   const int64_t base3 = 3 - PL;
-  int64_t x0_3 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(PL - 3 + 1), x1_3 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(W - 1 + PL - 3) + 1;
+  int64_t x0_3 = kfi_floordiv(PL - 3 + 1, 2), x1_3 = kfi_floordiv(W - 1 + PL - 3, 2) + 1;
   if (x0_3 < 0) x0_3 = 0;
   if (x1_3 > OW) x1_3 = OW;
   /* tap column 4: ox in [x0_4, x1_4) lands on ix = ox*2 + base4 in [0, W) */
   const int64_t base4 = 4 - PL;
-  int64_t x0_4 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(PL - 4 + 1), x1_4 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(W - 1 + PL - 4) + 1;
+  int64_t x0_4 = kfi_floordiv(PL - 4 + 1, 2), x1_4 = kfi_floordiv(W - 1 + PL - 4, 2) + 1;
   if (x0_4 < 0) x0_4 = 0;
   if (x1_4 > OW) x1_4 = OW;
   /* tap column 5: ox in [x0_5, x1_5) lands on ix = ox*2 + base5 in [0, W) */
   const int64_t base5 = 5 - PL;
-  int64_t x0_5 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(PL - 5 + 1), x1_5 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(W - 1 + PL - 5) + 1;
+  int64_t x0_5 = kfi_floordiv(PL - 5 + 1, 2), x1_5 = kfi_floordiv(W - 1 + PL - 5, 2) + 1;
   if (x0_5 < 0) x0_5 = 0;
   if (x1_5 > OW) x1_5 = OW;
   /* tap column 6: ox in [x0_6, x1_6) lands on ix = ox*2 + base6 in [0, W) */
   const int64_t base6 = 6 - PL;
-  int64_t x0_6 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(PL - 6 + 1), x1_6 = kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_fdiv(W - 1 + PL - 6) + 1;
+  int64_t x0_6 = kfi_floordiv(PL - 6 + 1, 2), x1_6 = kfi_floordiv(W - 1 + PL - 6, 2) + 1;
   if (x0_6 < 0) x0_6 = 0;
   if (x1_6 > OW) x1_6 = OW;
   for (i = 0; i < 49 * CM; i++) flt[i] = kfi_ld_f16(((const uint16_t *)a->filter)[i]);

@@ -34,13 +34,6 @@ size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_scratch(const void *args) {
   return 0;
 }
 
-/* floor(x / 2) for any sign of x */
-static int64_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_fdivw(int64_t x) {
-  return x >= 0 ? x / 2 : -((2 - 1 - x) / 2);
-}
-
-#define kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_fdivh kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_fdivw
-
 /* Row phase 0: filter rows { 0 }. */
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
@@ -158,8 +151,8 @@ static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_task(void *ctx, size_t t) 
   float *dx = (float *)a->dx;
   const int64_t ppt = kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_ppt(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
-  const int64_t qs = kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_fdivw(PL), qe = kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_fdivw(W - 1 + PL) + 1;
-  int64_t qlo = -kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_fdivw(-PL), qhi = kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_fdivw(W + PL);
+  const int64_t qs = kfi_floordiv(PL, 2), qe = kfi_floordiv(W - 1 + PL, 2) + 1;
+  int64_t qlo = -kfi_floordiv(-PL, 2), qhi = kfi_floordiv(W + PL, 2);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[1]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*1 + fx)*1 + m] */
   const int64_t ND = a->n * CM * OH * OW; /* dy elements */
@@ -181,7 +174,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_task(void *ctx, size_t t) 
       }
       for (iy = 0; iy < H; iy++) {
         float *d = dx + ((b * C + ch) * H + iy) * W;
-        const int64_t ty = iy + PT, qy = kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_fdivh(ty);
+        const int64_t ty = iy + PT, qy = kfi_floordiv(ty, 2);
         (void)qy;
         switch ((int)(ty - qy * 2)) {
         case 0:

@@ -34,13 +34,6 @@ size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_scratch(const void *args) {
   return 0;
 }
 
-/* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivw(int64_t x) {
-  return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
-}
-
-#define kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivh kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivw
-
 /* Row phase 0: filter rows { 0, 1, 2, 3, 4, 5, 6 }. */
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
@@ -2181,8 +2174,8 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
   float *dx = (float *)a->dx;
   const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_ppt(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
-  const int64_t qs = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivw(PL), qe = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivw(W - 1 + PL) + 1;
-  int64_t qlo = -kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivw(-PL), qhi = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivw(W + PL);
+  const int64_t qs = kfi_floordiv(PL, 1), qe = kfi_floordiv(W - 1 + PL, 1) + 1;
+  int64_t qlo = -kfi_floordiv(-PL, 1), qhi = kfi_floordiv(W + PL, 1);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[49]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*7 + fx)*1 + m] */
   const int64_t ND = a->n * CM * OH * OW; /* dy elements */
@@ -2302,7 +2295,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
       for (iy = 0; iy < H; iy++) {
         float *d = dx + ((b * C + ch) * H + iy) * W;
         if (iy >= fa && iy < fb) continue;
-        const int64_t ty = iy + PT, qy = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_fdivh(ty);
+        const int64_t ty = iy + PT, qy = kfi_floordiv(ty, 1);
         (void)qy;
         {
           const int64_t oy0 = qy;

@@ -11,11 +11,6 @@ size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args) {
   return 0;
 }
 
-/* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_fdiv(int64_t x) {
-  return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
-}
-
 /* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
    sum_m dy[oy, ox, c*1 + m] * f[c*1 + m], ix = ox*1 + base. */
 #if defined(__GNUC__)
@@ -42,17 +37,17 @@ void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *
   int64_t b, iy, i;
   /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
   const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_fdiv(PL - 0 + 0), x1_0 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_fdiv(W - 1 + PL - 0) + 1;
+  int64_t x0_0 = kfi_floordiv(PL - 0 + 0, 1), x1_0 = kfi_floordiv(W - 1 + PL - 0, 1) + 1;
   if (x0_0 < 0) x0_0 = 0;
   if (x1_0 > OW) x1_0 = OW;
   /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox*1 + base1 in [0, W) */
   const int64_t base1 = 1 - PL;
-  int64_t x0_1 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_fdiv(PL - 1 + 0), x1_1 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_fdiv(W - 1 + PL - 1) + 1;
+  int64_t x0_1 = kfi_floordiv(PL - 1 + 0, 1), x1_1 = kfi_floordiv(W - 1 + PL - 1, 1) + 1;
   if (x0_1 < 0) x0_1 = 0;
   if (x1_1 > OW) x1_1 = OW;
   /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox*1 + base2 in [0, W) */
   const int64_t base2 = 2 - PL;
-  int64_t x0_2 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_fdiv(PL - 2 + 0), x1_2 = kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_fdiv(W - 1 + PL - 2) + 1;
+  int64_t x0_2 = kfi_floordiv(PL - 2 + 0, 1), x1_2 = kfi_floordiv(W - 1 + PL - 2, 1) + 1;
   if (x0_2 < 0) x0_2 = 0;
   if (x1_2 > OW) x1_2 = OW;
 

@@ -11,11 +11,6 @@ size_t kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar_scratch(const void *args) {
   return 0;
 }
 
-/* floor(x / 1) for any sign of x */
-static int64_t kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar_fdiv(int64_t x) {
-  return x >= 0 ? x / 1 : -((1 - 1 - x) / 1);
-}
-
 /* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
    sum_m dy[oy, ox, c*1 + m] * f[c*1 + m], ix = ox*1 + base. */
 #if defined(__GNUC__)
@@ -42,7 +37,7 @@ void kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar(const void *args, const kfi_par *
   int64_t b, iy, i;
   /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
   const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar_fdiv(PL - 0 + 0), x1_0 = kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar_fdiv(W - 1 + PL - 0) + 1;
+  int64_t x0_0 = kfi_floordiv(PL - 0 + 0, 1), x1_0 = kfi_floordiv(W - 1 + PL - 0, 1) + 1;
   if (x0_0 < 0) x0_0 = 0;
   if (x1_0 > OW) x1_0 = OW;
 
