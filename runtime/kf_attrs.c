@@ -101,9 +101,12 @@ kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *valu
     case KFI_ATTR_FLOAT: {
       char *end;
       float f;
-      errno = 0;
+      /* Any literal strtof reads, rounded to float as TF's Python-to-attr
+         conversion rounds it: underflow gives a denormal or 0, overflow
+         gives +-inf (TF 2.21 accepts epsilon=1e-40, 1e-50 and 1e40 alike),
+         so ERANGE is no syntax error. */
       f = strtof(value, &end);
-      if (end == value || *end || errno == ERANGE)
+      if (end == value || *end)
         return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax", "attr '%s': expected a float, got \"%.40s\"", name, value);
       a->epsilon = f;
       return KF_OK;

@@ -52,17 +52,51 @@ const char *kf_isa_name(unsigned isa_bit) {
   return "unknown";
 }
 
-unsigned kf_cpu_isas(void) {
-  unsigned isas = detect();
+/* KFORGE_ISA, read as a person would write it: case-insensitive, blanks
+   around it ignored. Sets *keep to the ISA bits it allows (all when unset
+   or empty); returns 0, or -1 for a value that names no ISA, so that a typo
+   is an error rather than a silent fall back to scalar kernels. */
+static const char *isa_env(void) {
 #if defined(__x86_64__) || defined(__aarch64__)
-  const char *cap = getenv("KFORGE_ISA");
-  if (cap && *cap) {
-    unsigned keep = KF_ISA_SCALAR;
-    if (strcmp(cap, "neon") == 0) keep |= KF_ISA_NEON;
-    if (strcmp(cap, "avx2") == 0) keep |= KF_ISA_AVX2;
-    if (strcmp(cap, "avx512") == 0) keep |= KF_ISA_AVX2 | KF_ISA_AVX512;
-    isas &= keep;
-  }
+  return getenv("KFORGE_ISA");
+#else
+  return NULL; /* microcontrollers: no environment */
 #endif
-  return isas;
+}
+
+static int isa_cap(unsigned *keep, char *word, size_t n) {
+  const char *cap = isa_env();
+  size_t len, i;
+  *keep = ~0u;
+  if (n) word[0] = 0;
+  if (!cap) return 0;
+  while (*cap == ' ' || *cap == '\t' || *cap == '\n' || *cap == '\r') cap++;
+  len = strlen(cap);
+  while (len && (cap[len - 1] == ' ' || cap[len - 1] == '\t' || cap[len - 1] == '\n' || cap[len - 1] == '\r')) len--;
+  if (len == 0) return 0;
+  for (i = 0; i < len && i + 1 < n; i++) word[i] = (char)(cap[i] >= 'A' && cap[i] <= 'Z' ? cap[i] - 'A' + 'a' : cap[i]);
+  if (n) word[i < n ? i : n - 1] = 0;
+  if (len >= n) return -1;
+  if (strcmp(word, "scalar") == 0) *keep = KF_ISA_SCALAR;
+  else if (strcmp(word, "neon") == 0) *keep = KF_ISA_SCALAR | KF_ISA_NEON;
+  else if (strcmp(word, "avx2") == 0) *keep = KF_ISA_SCALAR | KF_ISA_AVX2;
+  else if (strcmp(word, "avx512") == 0) *keep = KF_ISA_SCALAR | KF_ISA_AVX2 | KF_ISA_AVX512;
+  else return -1;
+  return 0;
+}
+
+unsigned kf_cpu_isas(void) {
+  unsigned keep;
+  char word[16];
+  /* an invalid KFORGE_ISA caps nothing here; planning reports it */
+  return detect() & (isa_cap(&keep, word, sizeof word) == 0 ? keep : ~0u);
+}
+
+kf_status kfi_check_isa_env(kf_error *err) {
+  unsigned keep;
+  char word[16];
+  if (isa_cap(&keep, word, sizeof word) == 0) return KF_OK;
+  return kfi_fail(err, KF_INVALID_ARGUMENT, "env.isa",
+                  "KFORGE_ISA=\"%.40s\" names no ISA: use scalar, avx2, avx512 or neon (any case), or unset it",
+                  isa_env());
 }

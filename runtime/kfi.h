@@ -112,6 +112,9 @@ const char *kfi_shape_str(const kf_tensor_desc *d, char *buf, size_t n);
 int64_t kfi_num_elements(const kf_tensor_desc *d);
 
 /* Selects the first registry entry of family whose key matches. */
+/* KF_OK, or an error naming the accepted values when KFORGE_ISA is set to
+   something that is no ISA (kf_cpu.c). */
+kf_status kfi_check_isa_env(kf_error *err);
 const kfi_kernel *kfi_select(int family, const int32_t *key, const kf_plan_options *opt, kf_error *err);
 
 /* Per-family planners and executors (bngrad_plan.c, dwbpi_plan.c). */

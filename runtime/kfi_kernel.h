@@ -114,6 +114,35 @@ static inline uint16_t kfi_f32_to_bf16(float f) {
   return (uint16_t)(x >> 16);
 }
 
+/* Pairwise (cascade) summation of a stream of float partial sums: s[l]
+   holds the sum of 2^l consecutive partials while bit l of n is set, so a
+   stream of n partials is summed with O(log n) error growth instead of a
+   running sum's O(n), in a fixed order (deterministic), in O(log n) space
+   and without knowing n ahead. Kernels feed it block sums of a bounded
+   number of terms, which keeps every long reduction as accurate as a
+   blocked tree (TF's Eigen reductions are at least that good). */
+typedef struct kfi_psum { float s[40]; uint64_t n; } kfi_psum;
+
+static inline void kfi_psum_add(kfi_psum *p, float v) {
+  uint64_t n = p->n++;
+  int l = 0;
+  for (; n & 1u; n >>= 1, l++) v = p->s[l] + v;
+  p->s[l] = v;
+}
+
+/* The total (0 for an empty stream); smaller partials first. */
+static inline float kfi_psum_total(const kfi_psum *p) {
+  uint64_t n = p->n;
+  float t = 0.0f;
+  int l = 0, any = 0;
+  for (; n; n >>= 1, l++)
+    if (n & 1u) {
+      t = any ? p->s[l] + t : p->s[l];
+      any = 1;
+    }
+  return t;
+}
+
 /* floor(x / d) for any sign of x, d > 0 (a compile-time constant in the
    kernels, so it folds to shifts or a multiply). */
 static inline int64_t kfi_floordiv(int64_t x, int64_t d) {

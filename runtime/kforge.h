@@ -135,7 +135,10 @@ typedef enum kf_isa {
 } kf_isa;
 
 /* The ISAs this CPU and OS support (bits), capped by the environment
-   variable KFORGE_ISA=scalar|neon|avx2|avx512 (the highest ISA allowed). */
+   variable KFORGE_ISA=scalar|neon|avx2|avx512 (the highest ISA allowed;
+   any case, blanks around it ignored). A value that names no ISA caps
+   nothing here, and kf_plan_op fails with rule "env.isa" naming the
+   accepted values, so that a typo never silently selects slower kernels. */
 unsigned kf_cpu_isas(void);
 const char *kf_isa_name(unsigned isa_bit);
 

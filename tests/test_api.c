@@ -162,6 +162,17 @@ static void attr_rules(void) {
              a.T == KF_DT_INVALID, "V3 defaults: epsilon 0.0001, is_training true, NHWC, T inferred");
   th_check(kf_attrs_set(V3, &a, "epsilon", "0.001", &e) == KF_OK && a.epsilon == 0.001f, "epsilon=0.001");
   th_check(kf_attrs_set(V3, &a, "epsilon", "-1.5", &e) == KF_OK && a.epsilon == -1.5f, "negative epsilon accepted");
+  /* any literal a float32 attr can hold, rounded as TF 2.21 rounds the
+     Python float (it accepts 1e-40, 1e-50 and 1e40) */
+  th_check(kf_attrs_set(V3, &a, "epsilon", "1e-40", &e) == KF_OK && a.epsilon == 1e-40f && a.epsilon > 0,
+           "epsilon=1e-40 (a denormal) accepted: %s", e.message);
+  th_check(kf_attrs_set(V3, &a, "epsilon", "1e-45", &e) == KF_OK && a.epsilon == 1e-45f && a.epsilon > 0,
+           "epsilon=1e-45 (the smallest denormal) accepted");
+  th_check(kf_attrs_set(V3, &a, "epsilon", "1.17549435e-38", &e) == KF_OK && a.epsilon == 1.17549435e-38f,
+           "epsilon=FLT_MIN accepted");
+  th_check(kf_attrs_set(V3, &a, "epsilon", "1e-50", &e) == KF_OK && a.epsilon == 0.0f, "epsilon=1e-50 rounds to 0");
+  th_check(kf_attrs_set(V3, &a, "epsilon", "1e40", &e) == KF_OK && isinf(a.epsilon) && a.epsilon > 0,
+           "epsilon=1e40 rounds to inf");
   th_check(kf_attrs_set(V3, &a, "is_training", "false", &e) == KF_OK && a.is_training == 0, "is_training=false");
   th_check(kf_attrs_set(V3, &a, "data_format", "NCDHW", &e) == KF_OK && a.data_format == KF_NCDHW,
            "V3 data_format=NCDHW");
@@ -292,6 +303,24 @@ static void isa_selection(void) {
            "KFORGE_ISA=scalar: selects %s", kf_plan_kernel_name(&p));
   setenv("KFORGE_ISA", "avx2", 1);
   th_check((kf_cpu_isas() & KF_ISA_AVX512) == 0, "KFORGE_ISA=avx2 excludes AVX-512");
+  { /* read as a person writes it; a typo is an error, never scalar kernels */
+    static const char *const good[] = { "AVX2", " avx2 ", "Avx2\n", "\tavx2" };
+    static const char *const bad[] = { "garbage", "0", "avx", "avx2x", "avx 2", "scalarr" };
+    size_t g;
+    for (g = 0; g < sizeof good / sizeof good[0]; g++) {
+      setenv("KFORGE_ISA", good[g], 1);
+      th_check(kf_cpu_isas() == (isas & (KF_ISA_SCALAR | KF_ISA_AVX2)) && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK,
+               "KFORGE_ISA='%s' means avx2", good[g]);
+    }
+    for (g = 0; g < sizeof bad / sizeof bad[0]; g++) {
+      setenv("KFORGE_ISA", bad[g], 1);
+      th_check(kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_INVALID_ARGUMENT && strcmp(e.rule, "env.isa") == 0 &&
+                   strstr(e.message, "scalar, avx2, avx512 or neon") != NULL,
+               "KFORGE_ISA='%s' is an error naming the accepted values: %s", bad[g], e.message);
+    }
+    setenv("KFORGE_ISA", "  ", 1);
+    th_check(kf_cpu_isas() == isas && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK, "blank KFORGE_ISA caps nothing");
+  }
   unsetenv("KFORGE_ISA");
   th_check(kf_cpu_isas() == isas, "without KFORGE_ISA every detected ISA is back");
 }

@@ -25,20 +25,29 @@ void kfg_bngrad_bf16_generic__scalar(const void *args, const kfi_par *par) {
 
   for (c = 0; c < C; c++) {
     const float m = a->mean[c], k = 1.0f / sqrtf(a->var[c] + a->epsilon);
-    float sd = 0.0f, sx = 0.0f, sh = 0.0f;
-    for (n = 0; n < N; n++) {
-      float bd = 0.0f, bx = 0.0f, bh = 0.0f; /* per-image partial sums */
-      for (s = 0; s < S; s++) {
-        const int64_t i = n * sn + s * ss + c * sc;
+    /* each sum: blocks of at most 256 positions, then pairwise over blocks */
+    kfi_psum pd, px, ph;
+    float sd, sx, sh;
+    int64_t j0;
+    pd.n = px.n = ph.n = 0;
+    for (j0 = 0; j0 < M; j0 += 256) {
+      const int64_t j1 = j0 + 256 < M ? j0 + 256 : M;
+      float bd = 0.0f, bx = 0.0f, bh = 0.0f;
+      int64_t j;
+      for (j = j0; j < j1; j++) {
+        const int64_t i = (j / S) * sn + (j % S) * ss + c * sc;
         const float g = kfi_ld_bf16(dy[i]), xc = kfi_ld_bf16(x[i]) - m;
         bd += g;
         bx += g * xc;
         bh += g * (xc * k);
       }
-      sd += bd;
-      sx += bx;
-      sh += bh;
+      kfi_psum_add(&pd, bd);
+      kfi_psum_add(&px, bx);
+      kfi_psum_add(&ph, bh);
     }
+    sd = kfi_psum_total(&pd);
+    sx = kfi_psum_total(&px);
+    sh = kfi_psum_total(&ph);
     a->doffset[c] = sd;
     if (a->training) {
       const float dym = sd * (1.0f / (float)M), k1 = a->scale[c] * k, k2 = (k * k) * (sx / (float)M);

@@ -89,7 +89,7 @@ typedef struct kfg_bngrad_bf16_nchw_infer__avx2_ctx {
   const uint16_t *dy, *x;
   uint16_t *dx;
   int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
-  const float *mean, *k1, *dym, *k2;
+  const float *mean, *k0, *k1, *dym, *k2;
   float *part;                   /* per task: [2][C] (rows) or per plane [2] */
   int stream;                    /* streaming stores for x_backprop */
 } kfg_bngrad_bf16_nchw_infer__avx2_ctx;
@@ -168,34 +168,14 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_p1_4(const kfg_bngrad_bf16_nchw_inf
     x += C;
     dx += C;
   }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
-  if (first) {
-    kv_stf(ps + c + 1 * KV_W, d1);
-    kv_stf(ps + C + c + 1 * KV_W, p1);
-  } else {
-    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
-    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
-  }
-  if (first) {
-    kv_stf(ps + c + 2 * KV_W, d2);
-    kv_stf(ps + C + c + 2 * KV_W, p2);
-  } else {
-    kv_stf(ps + c + 2 * KV_W, kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
-    kv_stf(ps + C + c + 2 * KV_W, kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
-  }
-  if (first) {
-    kv_stf(ps + c + 3 * KV_W, d3);
-    kv_stf(ps + C + c + 3 * KV_W, p3);
-  } else {
-    kv_stf(ps + c + 3 * KV_W, kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
-    kv_stf(ps + C + c + 3 * KV_W, kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
-  }
+  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
+  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
+  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
+  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
+  kv_stf(ps + 0 * C + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + 0 * C + c + 2 * KV_W), d2));
+  kv_stf(ps + 1 * C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + 1 * C + c + 2 * KV_W), p2));
+  kv_stf(ps + 0 * C + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + 0 * C + c + 3 * KV_W), d3));
+  kv_stf(ps + 1 * C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + 1 * C + c + 3 * KV_W), p3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
 static void kfg_bngrad_bf16_nchw_infer__avx2_p1_2(const kfg_bngrad_bf16_nchw_infer__avx2_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -226,20 +206,10 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_p1_2(const kfg_bngrad_bf16_nchw_inf
     x += C;
     dx += C;
   }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
-  if (first) {
-    kv_stf(ps + c + 1 * KV_W, d1);
-    kv_stf(ps + C + c + 1 * KV_W, p1);
-  } else {
-    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
-    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
-  }
+  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
+  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
+  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
+  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
 static void kfg_bngrad_bf16_nchw_infer__avx2_p1_1(const kfg_bngrad_bf16_nchw_infer__avx2_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -261,13 +231,8 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_p1_1(const kfg_bngrad_bf16_nchw_inf
     x += C;
     dx += C;
   }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
+  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
+  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
 }
 
 #if KV_W > 1
@@ -289,13 +254,8 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_p1_tail(const kfg_bngrad_bf16_nchw_
     dy += C;
     x += C;
   }
-  if (first) {
-    kv_stfn(ps + c, d, n);
-    kv_stfn(ps + C + c, p, n);
-  } else {
-    kv_stfn(ps + c, kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
-    kv_stfn(ps + C + c, kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
-  }
+  kv_stfn(ps + 0 * C + c, first ? d : kv_add(kv_ldfn(ps + 0 * C + c, n, kv_zero()), d), n);
+  kv_stfn(ps + 1 * C + c, first ? p : kv_add(kv_ldfn(ps + 1 * C + c, n, kv_zero()), p), n);
 }
 #endif
 
@@ -322,16 +282,20 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_rows_p1(void *ctx, size_t i) {
 }
 
 /* ---- channels first: planes of S ---- */
-/* Pass 1 of one plane: sums of dy and dy*(x - m), two vectors per step in
-   sub-blocks of 512 vectors (two-level, fixed order). */
-static void kfg_bngrad_bf16_nchw_infer__avx2_plane1(const kfg_bngrad_bf16_nchw_infer__avx2_ctx *t, int64_t p, float *sd, float *sx) {
+/* Pass 1 of one plane: its 2 sums into out[], two vectors per step in
+   blocks of 512 vectors, blocks added 16 at a time, and the sums of
+   those pairwise (a fixed order, error growing with log S, not S). */
+static void kfg_bngrad_bf16_nchw_infer__avx2_plane1(const kfg_bngrad_bf16_nchw_infer__avx2_ctx *t, int64_t p, float *out) {
   const int64_t S = t->S, c = p % t->C;
   const uint16_t *dy = t->dy + p * S, *x = t->x + p * S;
   const kv_f m = kv_set1(t->mean[c]);
   uint16_t *dx = t->dx + p * S;
   const kv_f q = kv_set1(t->k1[c]);
-  kv_f D = kv_zero(), P = kv_zero();
-  int64_t i0, i;
+  kv_f D1 = kv_zero(), P1 = kv_zero();
+  kfi_psum sums[2];
+  int64_t i0, i, nb = 0;
+  int si;
+  for (si = 0; si < 2; si++) sums[si].n = 0;
   for (i0 = 0; i0 < S; i0 += 512 * KV_W) {
     const int64_t i1 = i0 + 512 * KV_W < S ? i0 + 512 * KV_W : S;
     kv_f d0 = kv_zero(), d1 = kv_zero(), p0 = kv_zero(), p1 = kv_zero();
@@ -360,18 +324,23 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_plane1(const kfg_bngrad_bf16_nchw_i
       kv_stn(dx + i, kv_mul(g1, q), i1 - i);
     }
 #endif
-    D = kv_add(D, kv_add(d0, d1));
-    P = kv_add(P, kv_add(p0, p1));
+    D1 = kv_add(D1, kv_add(d0, d1));
+    P1 = kv_add(P1, kv_add(p0, p1));
+    if (++nb == 16 || i1 == S) { /* a block of blocks is done */
+      kfi_psum_add(&sums[0], kv_hsum(D1));
+      kfi_psum_add(&sums[1], kv_hsum(P1));
+      D1 = P1 = kv_zero();
+      nb = 0;
+    }
   }
-  *sd = kv_hsum(D);
-  *sx = kv_hsum(P);
+  for (si = 0; si < 2; si++) out[si] = kfi_psum_total(&sums[si]);
 }
 
 static void kfg_bngrad_bf16_nchw_infer__avx2_planes_p1(void *ctx, size_t i) {
   const kfg_bngrad_bf16_nchw_infer__avx2_ctx *t = (const kfg_bngrad_bf16_nchw_infer__avx2_ctx *)ctx;
   const int64_t p0 = (int64_t)i * t->rpt, p1 = p0 + t->rpt < t->M ? p0 + t->rpt : t->M;
   int64_t p;
-  for (p = p0; p < p1; p++) kfg_bngrad_bf16_nchw_infer__avx2_plane1(t, p, &t->part[2 * p], &t->part[2 * p + 1]);
+  for (p = p0; p < p1; p++) kfg_bngrad_bf16_nchw_infer__avx2_plane1(t, p, &t->part[2 * p]);
 }
 
 void kfg_bngrad_bf16_nchw_infer__avx2(const void *args, const kfi_par *par) {
@@ -393,6 +362,7 @@ void kfg_bngrad_bf16_nchw_infer__avx2(const void *args, const kfi_par *par) {
   t.C = C;
   t.S = a->s;
   t.mean = a->mean;
+  t.k0 = k;
   t.k1 = k1;
   t.dym = dym;
   t.k2 = k2;
@@ -417,29 +387,22 @@ void kfg_bngrad_bf16_nchw_infer__avx2(const void *args, const kfi_par *par) {
   else
   kfi_parallel_for(pp, kfg_bngrad_bf16_nchw_infer__avx2_rows_p1, &t, (size_t)t.ntask);
 
-  /* Reduce the task partials in task order. */
+  /* Reduce the task (or plane) partials pairwise, in task order. */
   for (c = 0; c < C; c++) {
-    float sd, sx;
-    if (planes) {
-      const float *q = t.part + 2 * c;
-      sd = q[0];
-      sx = q[1];
-      for (b = 1; b < a->n; b++) {
-        sd += q[2 * b * C];
-        sx += q[2 * b * C + 1];
-      }
-    } else
-    {
-      const float *q = t.part + c;
-      sd = q[0];
-      sx = q[C];
-      for (b = 1; b < t.ntask; b++) {
-        sd += q[2 * b * C];
-        sx += q[2 * b * C + C];
-      }
+    float sum[2];
+    int si;
+    /* slot b of channel c: task b's [2][C] (rows), or plane (b, c) */
+    const int64_t nslot = planes ? a->n : t.ntask, stride = planes ? 1 : C;
+    const float *q = t.part + (planes ? 2 * c : c);
+    const int64_t step = 2 * C;
+    for (si = 0; si < 2; si++) {
+      kfi_psum ps;
+      ps.n = 0;
+      for (b = 0; b < nslot; b++) kfi_psum_add(&ps, q[b * step + si * stride]);
+      sum[si] = kfi_psum_total(&ps);
     }
-    a->doffset[c] = sd;
-    a->dscale[c] = sx * k[c];
+    a->doffset[c] = sum[0];
+    a->dscale[c] = sum[1] * k[c];
   }
   (void)b;
 }

@@ -89,7 +89,7 @@ typedef struct kfg_bngrad_bf16_nhwc_infer__avx2_ctx {
   const uint16_t *dy, *x;
   uint16_t *dx;
   int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
-  const float *mean, *k1, *dym, *k2;
+  const float *mean, *k0, *k1, *dym, *k2;
   float *part;                   /* per task: [2][C] (rows) or per plane [2] */
   int stream;                    /* streaming stores for x_backprop */
 } kfg_bngrad_bf16_nhwc_infer__avx2_ctx;
@@ -161,34 +161,14 @@ static void kfg_bngrad_bf16_nhwc_infer__avx2_p1_4(const kfg_bngrad_bf16_nhwc_inf
     x += C;
     dx += C;
   }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
-  if (first) {
-    kv_stf(ps + c + 1 * KV_W, d1);
-    kv_stf(ps + C + c + 1 * KV_W, p1);
-  } else {
-    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
-    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
-  }
-  if (first) {
-    kv_stf(ps + c + 2 * KV_W, d2);
-    kv_stf(ps + C + c + 2 * KV_W, p2);
-  } else {
-    kv_stf(ps + c + 2 * KV_W, kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
-    kv_stf(ps + C + c + 2 * KV_W, kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
-  }
-  if (first) {
-    kv_stf(ps + c + 3 * KV_W, d3);
-    kv_stf(ps + C + c + 3 * KV_W, p3);
-  } else {
-    kv_stf(ps + c + 3 * KV_W, kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
-    kv_stf(ps + C + c + 3 * KV_W, kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
-  }
+  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
+  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
+  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
+  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
+  kv_stf(ps + 0 * C + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + 0 * C + c + 2 * KV_W), d2));
+  kv_stf(ps + 1 * C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + 1 * C + c + 2 * KV_W), p2));
+  kv_stf(ps + 0 * C + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + 0 * C + c + 3 * KV_W), d3));
+  kv_stf(ps + 1 * C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + 1 * C + c + 3 * KV_W), p3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
 static void kfg_bngrad_bf16_nhwc_infer__avx2_p1_2(const kfg_bngrad_bf16_nhwc_infer__avx2_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -219,20 +199,10 @@ static void kfg_bngrad_bf16_nhwc_infer__avx2_p1_2(const kfg_bngrad_bf16_nhwc_inf
     x += C;
     dx += C;
   }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
-  if (first) {
-    kv_stf(ps + c + 1 * KV_W, d1);
-    kv_stf(ps + C + c + 1 * KV_W, p1);
-  } else {
-    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
-    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
-  }
+  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
+  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
+  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
+  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
 static void kfg_bngrad_bf16_nhwc_infer__avx2_p1_1(const kfg_bngrad_bf16_nhwc_infer__avx2_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -254,13 +224,8 @@ static void kfg_bngrad_bf16_nhwc_infer__avx2_p1_1(const kfg_bngrad_bf16_nhwc_inf
     x += C;
     dx += C;
   }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
+  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
+  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
 }
 
 #if KV_W > 1
@@ -282,13 +247,8 @@ static void kfg_bngrad_bf16_nhwc_infer__avx2_p1_tail(const kfg_bngrad_bf16_nhwc_
     dy += C;
     x += C;
   }
-  if (first) {
-    kv_stfn(ps + c, d, n);
-    kv_stfn(ps + C + c, p, n);
-  } else {
-    kv_stfn(ps + c, kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
-    kv_stfn(ps + C + c, kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
-  }
+  kv_stfn(ps + 0 * C + c, first ? d : kv_add(kv_ldfn(ps + 0 * C + c, n, kv_zero()), d), n);
+  kv_stfn(ps + 1 * C + c, first ? p : kv_add(kv_ldfn(ps + 1 * C + c, n, kv_zero()), p), n);
 }
 #endif
 
@@ -333,6 +293,7 @@ void kfg_bngrad_bf16_nhwc_infer__avx2(const void *args, const kfi_par *par) {
   t.C = C;
   t.S = a->s;
   t.mean = a->mean;
+  t.k0 = k;
   t.k1 = k1;
   t.dym = dym;
   t.k2 = k2;
@@ -351,20 +312,22 @@ void kfg_bngrad_bf16_nhwc_infer__avx2(const void *args, const kfi_par *par) {
   /* Pass 1 (and x_backprop for inference). */
   kfi_parallel_for(pp, kfg_bngrad_bf16_nhwc_infer__avx2_rows_p1, &t, (size_t)t.ntask);
 
-  /* Reduce the task partials in task order. */
+  /* Reduce the task (or plane) partials pairwise, in task order. */
   for (c = 0; c < C; c++) {
-    float sd, sx;
-    {
-      const float *q = t.part + c;
-      sd = q[0];
-      sx = q[C];
-      for (b = 1; b < t.ntask; b++) {
-        sd += q[2 * b * C];
-        sx += q[2 * b * C + C];
-      }
+    float sum[2];
+    int si;
+    /* slot b of channel c: task b's [2][C] (rows), or plane (b, c) */
+    const int64_t nslot = t.ntask, stride = C;
+    const float *q = t.part + c;
+    const int64_t step = 2 * C;
+    for (si = 0; si < 2; si++) {
+      kfi_psum ps;
+      ps.n = 0;
+      for (b = 0; b < nslot; b++) kfi_psum_add(&ps, q[b * step + si * stride]);
+      sum[si] = kfi_psum_total(&ps);
     }
-    a->doffset[c] = sd;
-    a->dscale[c] = sx * k[c];
+    a->doffset[c] = sum[0];
+    a->dscale[c] = sum[1] * k[c];
   }
   (void)b;
 }

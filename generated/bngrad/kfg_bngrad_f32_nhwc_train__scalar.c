@@ -57,8 +57,8 @@ typedef struct kfg_bngrad_f32_nhwc_train__scalar_ctx {
   const float *dy, *x;
   float *dx;
   int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
-  const float *mean, *k1, *dym, *k2;
-  float *part;                   /* per task: [2][C] (rows) or per plane [2] */
+  const float *mean, *k0, *k1, *dym, *k2;
+  float *part;                   /* per task: [3][C] (rows) or per plane [3] */
   int stream;                    /* streaming stores for x_backprop */
 } kfg_bngrad_f32_nhwc_train__scalar_ctx;
 
@@ -73,7 +73,7 @@ static size_t kfg_bngrad_f32_nhwc_train__scalar_scratch_floats(const kfi_bngrad_
   const int64_t C = a->c;
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nhwc_train__scalar_rpt(C);
-    return (size_t)(4 * C + 2 * C * ((M + rpt - 1) / rpt));
+    return (size_t)(4 * C + 3 * C * ((M + rpt - 1) / rpt));
   }
 }
 
@@ -82,128 +82,6 @@ size_t kfg_bngrad_f32_nhwc_train__scalar_scratch(const void *args) {
 }
 
 /* ---- channels last: rows of C ---- */
-/* Pass 1 over rows [r0, r1) for channels [c, c + 8 * KV_W). */
-static void kfg_bngrad_f32_nhwc_train__scalar_p1_8(const kfg_bngrad_f32_nhwc_train__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
-  const int64_t C = t->C;
-  const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
-  int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
-  kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
-  kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
-  kv_f d2 = kv_zero(), p2 = kv_zero();
-  const kv_f m3 = kv_ldf(t->mean + c + 3 * KV_W);
-  kv_f d3 = kv_zero(), p3 = kv_zero();
-  const kv_f m4 = kv_ldf(t->mean + c + 4 * KV_W);
-  kv_f d4 = kv_zero(), p4 = kv_zero();
-  const kv_f m5 = kv_ldf(t->mean + c + 5 * KV_W);
-  kv_f d5 = kv_zero(), p5 = kv_zero();
-  const kv_f m6 = kv_ldf(t->mean + c + 6 * KV_W);
-  kv_f d6 = kv_zero(), p6 = kv_zero();
-  const kv_f m7 = kv_ldf(t->mean + c + 7 * KV_W);
-  kv_f d7 = kv_zero(), p7 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
-      d0 = kv_add(d0, g);
-      p0 = kv_add(p0, kv_mul(g, xc));
-    }
-    {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
-      d1 = kv_add(d1, g);
-      p1 = kv_add(p1, kv_mul(g, xc));
-    }
-    {
-      const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
-      d2 = kv_add(d2, g);
-      p2 = kv_add(p2, kv_mul(g, xc));
-    }
-    {
-      const kv_f g = kv_ld(dy + 3 * KV_W), xc = kv_sub(kv_ld(x + 3 * KV_W), m3);
-      d3 = kv_add(d3, g);
-      p3 = kv_add(p3, kv_mul(g, xc));
-    }
-    {
-      const kv_f g = kv_ld(dy + 4 * KV_W), xc = kv_sub(kv_ld(x + 4 * KV_W), m4);
-      d4 = kv_add(d4, g);
-      p4 = kv_add(p4, kv_mul(g, xc));
-    }
-    {
-      const kv_f g = kv_ld(dy + 5 * KV_W), xc = kv_sub(kv_ld(x + 5 * KV_W), m5);
-      d5 = kv_add(d5, g);
-      p5 = kv_add(p5, kv_mul(g, xc));
-    }
-    {
-      const kv_f g = kv_ld(dy + 6 * KV_W), xc = kv_sub(kv_ld(x + 6 * KV_W), m6);
-      d6 = kv_add(d6, g);
-      p6 = kv_add(p6, kv_mul(g, xc));
-    }
-    {
-      const kv_f g = kv_ld(dy + 7 * KV_W), xc = kv_sub(kv_ld(x + 7 * KV_W), m7);
-      d7 = kv_add(d7, g);
-      p7 = kv_add(p7, kv_mul(g, xc));
-    }
-    dy += C;
-    x += C;
-  }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
-  if (first) {
-    kv_stf(ps + c + 1 * KV_W, d1);
-    kv_stf(ps + C + c + 1 * KV_W, p1);
-  } else {
-    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
-    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
-  }
-  if (first) {
-    kv_stf(ps + c + 2 * KV_W, d2);
-    kv_stf(ps + C + c + 2 * KV_W, p2);
-  } else {
-    kv_stf(ps + c + 2 * KV_W, kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
-    kv_stf(ps + C + c + 2 * KV_W, kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
-  }
-  if (first) {
-    kv_stf(ps + c + 3 * KV_W, d3);
-    kv_stf(ps + C + c + 3 * KV_W, p3);
-  } else {
-    kv_stf(ps + c + 3 * KV_W, kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
-    kv_stf(ps + C + c + 3 * KV_W, kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
-  }
-  if (first) {
-    kv_stf(ps + c + 4 * KV_W, d4);
-    kv_stf(ps + C + c + 4 * KV_W, p4);
-  } else {
-    kv_stf(ps + c + 4 * KV_W, kv_add(kv_ldf(ps + c + 4 * KV_W), d4));
-    kv_stf(ps + C + c + 4 * KV_W, kv_add(kv_ldf(ps + C + c + 4 * KV_W), p4));
-  }
-  if (first) {
-    kv_stf(ps + c + 5 * KV_W, d5);
-    kv_stf(ps + C + c + 5 * KV_W, p5);
-  } else {
-    kv_stf(ps + c + 5 * KV_W, kv_add(kv_ldf(ps + c + 5 * KV_W), d5));
-    kv_stf(ps + C + c + 5 * KV_W, kv_add(kv_ldf(ps + C + c + 5 * KV_W), p5));
-  }
-  if (first) {
-    kv_stf(ps + c + 6 * KV_W, d6);
-    kv_stf(ps + C + c + 6 * KV_W, p6);
-  } else {
-    kv_stf(ps + c + 6 * KV_W, kv_add(kv_ldf(ps + c + 6 * KV_W), d6));
-    kv_stf(ps + C + c + 6 * KV_W, kv_add(kv_ldf(ps + C + c + 6 * KV_W), p6));
-  }
-  if (first) {
-    kv_stf(ps + c + 7 * KV_W, d7);
-    kv_stf(ps + C + c + 7 * KV_W, p7);
-  } else {
-    kv_stf(ps + c + 7 * KV_W, kv_add(kv_ldf(ps + c + 7 * KV_W), d7));
-    kv_stf(ps + C + c + 7 * KV_W, kv_add(kv_ldf(ps + C + c + 7 * KV_W), p7));
-  }
-}
 /* Pass 1 over rows [r0, r1) for channels [c, c + 4 * KV_W). */
 static void kfg_bngrad_f32_nhwc_train__scalar_p1_4(const kfg_bngrad_f32_nhwc_train__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
@@ -211,64 +89,60 @@ static void kfg_bngrad_f32_nhwc_train__scalar_p1_4(const kfg_bngrad_f32_nhwc_tra
   int64_t r;
   const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
   kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  kv_f h0 = kv_zero();
   const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
+  const kv_f k1 = kv_ldf(t->k0 + c + 1 * KV_W);
+  kv_f h1 = kv_zero();
   const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
   kv_f d2 = kv_zero(), p2 = kv_zero();
+  const kv_f k2 = kv_ldf(t->k0 + c + 2 * KV_W);
+  kv_f h2 = kv_zero();
   const kv_f m3 = kv_ldf(t->mean + c + 3 * KV_W);
   kv_f d3 = kv_zero(), p3 = kv_zero();
+  const kv_f k3 = kv_ldf(t->k0 + c + 3 * KV_W);
+  kv_f h3 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
       const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
+      h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
     }
     {
       const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
+      h1 = kv_add(h1, kv_mul(g, kv_mul(xc, k1)));
     }
     {
       const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
       d2 = kv_add(d2, g);
       p2 = kv_add(p2, kv_mul(g, xc));
+      h2 = kv_add(h2, kv_mul(g, kv_mul(xc, k2)));
     }
     {
       const kv_f g = kv_ld(dy + 3 * KV_W), xc = kv_sub(kv_ld(x + 3 * KV_W), m3);
       d3 = kv_add(d3, g);
       p3 = kv_add(p3, kv_mul(g, xc));
+      h3 = kv_add(h3, kv_mul(g, kv_mul(xc, k3)));
     }
     dy += C;
     x += C;
   }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
-  if (first) {
-    kv_stf(ps + c + 1 * KV_W, d1);
-    kv_stf(ps + C + c + 1 * KV_W, p1);
-  } else {
-    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
-    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
-  }
-  if (first) {
-    kv_stf(ps + c + 2 * KV_W, d2);
-    kv_stf(ps + C + c + 2 * KV_W, p2);
-  } else {
-    kv_stf(ps + c + 2 * KV_W, kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
-    kv_stf(ps + C + c + 2 * KV_W, kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
-  }
-  if (first) {
-    kv_stf(ps + c + 3 * KV_W, d3);
-    kv_stf(ps + C + c + 3 * KV_W, p3);
-  } else {
-    kv_stf(ps + c + 3 * KV_W, kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
-    kv_stf(ps + C + c + 3 * KV_W, kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
-  }
+  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
+  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
+  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
+  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
+  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
+  kv_stf(ps + 2 * C + c + 1 * KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + 1 * KV_W), h1));
+  kv_stf(ps + 0 * C + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + 0 * C + c + 2 * KV_W), d2));
+  kv_stf(ps + 1 * C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + 1 * C + c + 2 * KV_W), p2));
+  kv_stf(ps + 2 * C + c + 2 * KV_W, first ? h2 : kv_add(kv_ldf(ps + 2 * C + c + 2 * KV_W), h2));
+  kv_stf(ps + 0 * C + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + 0 * C + c + 3 * KV_W), d3));
+  kv_stf(ps + 1 * C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + 1 * C + c + 3 * KV_W), p3));
+  kv_stf(ps + 2 * C + c + 3 * KV_W, first ? h3 : kv_add(kv_ldf(ps + 2 * C + c + 3 * KV_W), h3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
 static void kfg_bngrad_f32_nhwc_train__scalar_p1_2(const kfg_bngrad_f32_nhwc_train__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -277,36 +151,34 @@ static void kfg_bngrad_f32_nhwc_train__scalar_p1_2(const kfg_bngrad_f32_nhwc_tra
   int64_t r;
   const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
   kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  kv_f h0 = kv_zero();
   const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
+  const kv_f k1 = kv_ldf(t->k0 + c + 1 * KV_W);
+  kv_f h1 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
       const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
+      h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
     }
     {
       const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
+      h1 = kv_add(h1, kv_mul(g, kv_mul(xc, k1)));
     }
     dy += C;
     x += C;
   }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
-  if (first) {
-    kv_stf(ps + c + 1 * KV_W, d1);
-    kv_stf(ps + C + c + 1 * KV_W, p1);
-  } else {
-    kv_stf(ps + c + 1 * KV_W, kv_add(kv_ldf(ps + c + 1 * KV_W), d1));
-    kv_stf(ps + C + c + 1 * KV_W, kv_add(kv_ldf(ps + C + c + 1 * KV_W), p1));
-  }
+  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
+  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
+  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
+  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
+  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
+  kv_stf(ps + 2 * C + c + 1 * KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + 1 * KV_W), h1));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
 static void kfg_bngrad_f32_nhwc_train__scalar_p1_1(const kfg_bngrad_f32_nhwc_train__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -315,22 +187,21 @@ static void kfg_bngrad_f32_nhwc_train__scalar_p1_1(const kfg_bngrad_f32_nhwc_tra
   int64_t r;
   const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
   kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  kv_f h0 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
       const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
+      h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
     }
     dy += C;
     x += C;
   }
-  if (first) {
-    kv_stf(ps + c + 0 * KV_W, d0);
-    kv_stf(ps + C + c + 0 * KV_W, p0);
-  } else {
-    kv_stf(ps + c + 0 * KV_W, kv_add(kv_ldf(ps + c + 0 * KV_W), d0));
-    kv_stf(ps + C + c + 0 * KV_W, kv_add(kv_ldf(ps + C + c + 0 * KV_W), p0));
-  }
+  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
+  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
+  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
 }
 
 #if KV_W > 1
@@ -340,21 +211,20 @@ static void kfg_bngrad_f32_nhwc_train__scalar_p1_tail(const kfg_bngrad_f32_nhwc_
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   const kv_f m = kv_ldfn(t->mean + c, n, kv_zero());
   kv_f d = kv_zero(), p = kv_zero();
+  const kv_f k = kv_ldfn(t->k0 + c, n, kv_zero());
+  kv_f h = kv_zero();
   int64_t r;
   for (r = r0; r < r1; r++) {
     const kv_f g = kv_ldn(dy, n, kv_zero()), xc = kv_sub(kv_ldn(x, n, m), m);
     d = kv_add(d, g);
     p = kv_add(p, kv_mul(g, xc));
+    h = kv_add(h, kv_mul(g, kv_mul(xc, k)));
     dy += C;
     x += C;
   }
-  if (first) {
-    kv_stfn(ps + c, d, n);
-    kv_stfn(ps + C + c, p, n);
-  } else {
-    kv_stfn(ps + c, kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
-    kv_stfn(ps + C + c, kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
-  }
+  kv_stfn(ps + 0 * C + c, first ? d : kv_add(kv_ldfn(ps + 0 * C + c, n, kv_zero()), d), n);
+  kv_stfn(ps + 1 * C + c, first ? p : kv_add(kv_ldfn(ps + 1 * C + c, n, kv_zero()), p), n);
+  kv_stfn(ps + 2 * C + c, first ? h : kv_add(kv_ldfn(ps + 2 * C + c, n, kv_zero()), h), n);
 }
 #endif
 
@@ -362,7 +232,7 @@ static void kfg_bngrad_f32_nhwc_train__scalar_p1_tail(const kfg_bngrad_f32_nhwc_
 static void kfg_bngrad_f32_nhwc_train__scalar_rows_p1(void *ctx, size_t i) {
   const kfg_bngrad_f32_nhwc_train__scalar_ctx *t = (const kfg_bngrad_f32_nhwc_train__scalar_ctx *)ctx;
   const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
-  float *ps = t->part + (int64_t)i * 2 * C;
+  float *ps = t->part + (int64_t)i * 3 * C;
   /* sub-blocks of at most BLOCK rows and L1_ELEMS elements: the channel
      tiles after the first find the sub-block's rows in L1 */
   const int64_t rb0 = 4096 / C, rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
@@ -371,7 +241,6 @@ static void kfg_bngrad_f32_nhwc_train__scalar_rows_p1(void *ctx, size_t i) {
     const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
     const int first = b0 == r0;
     c = 0;
-    for (; c + 8 * KV_W <= C; c += 8 * KV_W) kfg_bngrad_f32_nhwc_train__scalar_p1_8(t, b0, b1, c, ps, first);
     for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f32_nhwc_train__scalar_p1_4(t, b0, b1, c, ps, first);
     for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f32_nhwc_train__scalar_p1_2(t, b0, b1, c, ps, first);
     for (; c + 1 * KV_W <= C; c += 1 * KV_W) kfg_bngrad_f32_nhwc_train__scalar_p1_1(t, b0, b1, c, ps, first);
@@ -436,6 +305,7 @@ void kfg_bngrad_f32_nhwc_train__scalar(const void *args, const kfi_par *par) {
   t.C = C;
   t.S = a->s;
   t.mean = a->mean;
+  t.k0 = k;
   t.k1 = k1;
   t.dym = dym;
   t.k2 = k2;
@@ -453,23 +323,25 @@ void kfg_bngrad_f32_nhwc_train__scalar(const void *args, const kfi_par *par) {
   /* Pass 1 (and x_backprop for inference). */
   kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_train__scalar_rows_p1, &t, (size_t)t.ntask);
 
-  /* Reduce the task partials in task order. */
+  /* Reduce the task (or plane) partials pairwise, in task order. */
   for (c = 0; c < C; c++) {
-    float sd, sx;
-    {
-      const float *q = t.part + c;
-      sd = q[0];
-      sx = q[C];
-      for (b = 1; b < t.ntask; b++) {
-        sd += q[2 * b * C];
-        sx += q[2 * b * C + C];
-      }
+    float sum[3];
+    int si;
+    /* slot b of channel c: task b's [3][C] (rows), or plane (b, c) */
+    const int64_t nslot = t.ntask, stride = C;
+    const float *q = t.part + c;
+    const int64_t step = 3 * C;
+    for (si = 0; si < 3; si++) {
+      kfi_psum ps;
+      ps.n = 0;
+      for (b = 0; b < nslot; b++) kfi_psum_add(&ps, q[b * step + si * stride]);
+      sum[si] = kfi_psum_total(&ps);
     }
-    a->doffset[c] = sd;
-    a->dscale[c] = sx * k[c];
-    dym[c] = sd * (1.0f / (float)M);
+    a->doffset[c] = sum[0];
+    a->dscale[c] = sum[2];
+    dym[c] = sum[0] * (1.0f / (float)M);
     k1[c] = a->scale[c] * k[c];
-    k2[c] = (k[c] * k[c]) * (sx / (float)M);
+    k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
   }
 
   /* Pass 2: x_backprop. */
