@@ -23,14 +23,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pthreadpool.h>
+#include <pthread.h>
 
 #include "harness.h"
 
-static pthreadpool_t pool;
+/* A 3-thread parallel-for of its own (plain pthreads: the test also runs
+   cross-built for AArch64, where Debian has no libpthreadpool): tasks are
+   taken from a shared counter, so their order across threads varies. */
+typedef struct pool_job {
+  kf_task_fn task;
+  void *ctx;
+  size_t n, next;
+  pthread_mutex_t mu;
+} pool_job;
 
-static void pool_for(void *p, kf_task_fn task, void *ctx, size_t n) {
-  pthreadpool_parallelize_1d((pthreadpool_t)p, (pthreadpool_task_1d_t)task, ctx, n, 0);
+static void *pool_worker(void *arg) {
+  pool_job *j = (pool_job *)arg;
+  for (;;) {
+    size_t i;
+    pthread_mutex_lock(&j->mu);
+    i = j->next++;
+    pthread_mutex_unlock(&j->mu);
+    if (i >= j->n) return NULL;
+    j->task(j->ctx, i);
+  }
+}
+
+static void pool_for(void *unused, kf_task_fn task, void *ctx, size_t n) {
+  pthread_t t[2];
+  pool_job j;
+  int k;
+  (void)unused;
+  j.task = task, j.ctx = ctx, j.n = n, j.next = 0;
+  pthread_mutex_init(&j.mu, NULL);
+  for (k = 0; k < 2; k++) pthread_create(&t[k], NULL, pool_worker, &j);
+  pool_worker(&j);
+  for (k = 0; k < 2; k++) pthread_join(t[k], NULL);
+  pthread_mutex_destroy(&j.mu);
 }
 
 static double tmax(kf_dtype t) {
@@ -103,7 +132,7 @@ static int bn_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
   opt.generic_only = kname == NULL;
   if (threaded) {
     th.parallel_for = pool_for;
-    th.pool = pool;
+    th.pool = NULL;
     th.num_threads = 3;
     opt.threads = &th;
   }
@@ -301,7 +330,7 @@ static int dw_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
   opt.generic_only = kname == NULL;
   if (threaded) {
     th.parallel_for = pool_for;
-    th.pool = pool;
+    th.pool = NULL;
     th.num_threads = 3;
     opt.threads = &th;
   }
@@ -404,10 +433,8 @@ static void depthwise(void) {
 }
 
 int main(void) {
-  pool = pthreadpool_create(3);
   reported_case();
   batch_norm();
   depthwise();
-  pthreadpool_destroy(pool);
   return th_done();
 }
