@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dnnl.h>
 #include <pthreadpool.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -264,9 +265,31 @@ int main(int argc, char **argv) {
   threads.pool = pool;
   threads.num_threads = (int)pthreadpool_get_threads_count(pool);
   ctx.pool = &threads;
-  bench_printf(&ctx, "kforge bench: %d CPUs, ISAs %s%s%s, %d timed calls (median) after %d warm-ups\n",
-               ctx.all_threads, kf_cpu_isas() & KF_ISA_AVX512 ? "avx512 " : "",
-               kf_cpu_isas() & KF_ISA_AVX2 ? "avx2 " : "", "scalar", ctx.reps, ctx.warmup);
+  {
+    /* name the host and the libraries: a figure without them means little */
+    const dnnl_version_t *v = dnnl_version();
+    char model[128] = "unknown CPU", line[256];
+    const char *isa_env = getenv("KFORGE_ISA"), *dnnl_cap = getenv("ONEDNN_MAX_CPU_ISA");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    int family = -1;
+    while (f && fgets(line, sizeof line, f)) {
+      char *colon = strchr(line, ':');
+      if (!colon) continue;
+      if (!strncmp(line, "model name", 10) && !strcmp(model, "unknown CPU")) {
+        snprintf(model, sizeof model, "%s", colon + 2);
+        model[strcspn(model, "\n")] = 0;
+      } else if (!strncmp(line, "cpu family", 10) && family < 0) {
+        family = atoi(colon + 1);
+      }
+    }
+    if (f) fclose(f);
+    bench_printf(&ctx, "kforge bench: %s (family %d), %d CPUs, kforge ISAs %s%s%s%s, oneDNN %d.%d.%d%s%s, "
+                 "%d timed calls (median) after %d warm-ups\n",
+                 model, family, ctx.all_threads, kf_cpu_isas() & KF_ISA_AVX512 ? "avx512 " : "",
+                 kf_cpu_isas() & KF_ISA_AVX2 ? "avx2 " : "", "scalar", isa_env ? " (KFORGE_ISA capped)" : "",
+                 v->major, v->minor, v->patch, dnnl_cap ? " capped at " : "", dnnl_cap ? dnnl_cap : "", ctx.reps,
+                 ctx.warmup);
+  }
   if (do_stream) {
     measure_bandwidth(&ctx, pool);
     bench_printf(&ctx,

@@ -6,17 +6,38 @@ set -e
 b=${1:-build}
 mkdir -p "$b/bench"
 filter=${BENCH_FILTER:-}
-if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  echo "PyTorch timings (bench/bench_torch.py) ..."
-  /usr/bin/python3 bench/bench_torch.py "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
-  # op scripts after the first append to the same file
-  if [ -f bench/bench_torch_dwbpi.py ]; then
-    /usr/bin/python3 bench/bench_torch_dwbpi.py "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
+
+# One section per ISA class: the host's best, then (on an AVX-512 host) the
+# same run with kforge, oneDNN and PyTorch all capped at AVX2, so AVX2-only
+# users' figures are measured too. (An AVX-512 machine capped at AVX2 is not
+# an AVX2 machine -- clocks, caches and store buffers differ -- so each
+# section names its host.) oneDNN 2.6 reads DNNL_MAX_CPU_ISA, newer ones
+# ONEDNN_MAX_CPU_ISA; PyTorch reads ATEN_CPU_CAPABILITY.
+section() {
+  name=$1
+  echo "==== $name ===="
+  if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+    echo "PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)${ATEN_CPU_CAPABILITY:+ (ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY)} timings (bench/bench_torch.py) ..."
+    /usr/bin/python3 bench/bench_torch.py "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
+    # op scripts after the first append to the same file
+    if [ -f bench/bench_torch_dwbpi.py ]; then
+      /usr/bin/python3 bench/bench_torch_dwbpi.py "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
+    fi
+  else
+    echo "(PyTorch not found: /usr/bin/python3 -c 'import torch' failed; torch columns empty)"
+    rm -f "$b/bench/torch_results.txt"
   fi
+  # oneDNN's OpenMP threads must not spin while kforge's pool runs
+  OMP_WAIT_POLICY=passive "$b/bench/kforge_bench" --torch "$b/bench/torch_results.txt" \
+    ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
+}
+
+if grep -qw avx512f /proc/cpuinfo 2>/dev/null && [ -z "${KFORGE_ISA:-}" ]; then
+  section "AVX-512 (this host's best ISA)"
+  KFORGE_ISA=avx2 DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 \
+    section "AVX2 (kforge, oneDNN and PyTorch capped at AVX2 on this AVX-512 host)"
+elif grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+  section "AVX2 (this host's best ISA${KFORGE_ISA:+; KFORGE_ISA=$KFORGE_ISA})"
 else
-  echo "(PyTorch not found: /usr/bin/python3 -c 'import torch' failed; torch columns empty)"
-  rm -f "$b/bench/torch_results.txt"
+  section "this host's best ISA"
 fi
-# oneDNN's OpenMP threads must not spin while kforge's pool runs
-OMP_WAIT_POLICY=passive "$b/bench/kforge_bench" --torch "$b/bench/torch_results.txt" \
-  ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
