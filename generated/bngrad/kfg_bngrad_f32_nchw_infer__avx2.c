@@ -374,20 +374,26 @@ void kfg_bngrad_f32_nchw_infer__avx2(const void *args, const kfi_par *par) {
   else
   kfi_parallel_for(pp, kfg_bngrad_f32_nchw_infer__avx2_rows_p1, &t, (size_t)t.ntask);
 
-  /* Reduce the task (or plane) partials pairwise, in task order. */
+  /* Reduce the slots (tasks, or planes (n, .)) pairwise in place: slot b
+     is [2 * C] contiguous floats in either layout, so each step of the
+     fixed tree is one vectorizable add over all channels. */
+  {
+    const int64_t nslot = planes ? a->n : t.ntask;
+    const int64_t w = 2 * C;
+    int64_t st, i;
+    for (st = 1; st < nslot; st *= 2)
+      for (b = 0; b + st < nslot; b += 2 * st) {
+        float *dst = t.part + b * w;
+        const float *src = t.part + (b + st) * w;
+        for (i = 0; i < w; i++) dst[i] += src[i];
+      }
+  }
   for (c = 0; c < C; c++) {
+    /* the totals, now in slot 0: [2][C] (rows) or [C][2] (planes) */
+    const int64_t at = planes ? 2 * c : c, stride = planes ? 1 : C;
     float sum[2];
     int si;
-    /* slot b of channel c: task b's [2][C] (rows), or plane (b, c) */
-    const int64_t nslot = planes ? a->n : t.ntask, stride = planes ? 1 : C;
-    const float *q = t.part + (planes ? 2 * c : c);
-    const int64_t step = 2 * C;
-    for (si = 0; si < 2; si++) {
-      kfi_psum ps;
-      ps.n = 0;
-      for (b = 0; b < nslot; b++) kfi_psum_add(&ps, q[b * step + si * stride]);
-      sum[si] = kfi_psum_total(&ps);
-    }
+    for (si = 0; si < 2; si++) sum[si] = t.part[at + si * stride];
     a->doffset[c] = sum[0];
     a->dscale[c] = sum[1] * k[c];
   }
