@@ -493,6 +493,34 @@ elif probe is not None and probe.returncode == 0:
 else:
     print("# skipped: unwritable --out: running as root without a working setpriv")
 
+# 2b. where old files cannot be hard-linked (here: fs.protected_hardlinks and
+# root's files, run as nobody in a world-writable --out), they are renamed
+# aside instead; a kill mid-commit still rolls back to the very same files
+try:
+    protected = open("/proc/sys/fs/protected_hardlinks").read().strip() == "1"
+except OSError:
+    protected = False
+if os.geteuid() == 0 and probe is not None and probe.returncode == 0 and protected:
+    d, r, rec = scene("nolink")
+    os.chmod(d, 0o777)
+    before = snapshot(d)
+    p = bn_run(d, B, prefix=NOBODY, env=dict(os.environ, KFORGE_TEST_FAULT="kill-after-rename:2"))
+    baks = [n for n in os.listdir(d) if n.startswith(".kforge-bak.")]
+    check(p.returncode == -signal.SIGKILL and outputs(d)["scale_backprop"] == REF_B["scale_backprop"] and
+          len(baks) == 2, "no hard links: killed after the 2nd rename (2 old files renamed aside, not 5 linked)",
+          "exit %d, %r, %s" % (p.returncode, p.stderr, baks))
+    p = bn_run(d, B, record=os.path.join(d, "notes.txt"), prefix=NOBODY)  # rolls back, then fails
+    after = snapshot(d)
+    diff = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    check(p.returncode == 1 and "rolled back" in p.stderr and not diff and not strays(d),
+          "no hard links: the next run puts the very same old files back (same inodes)",
+          "exit %d, stderr %r, changed %s, strays %s" % (p.returncode, p.stderr, diff, strays(d)))
+    p = bn_run(d, B, prefix=NOBODY)
+    check(p.returncode == 0 and outputs(d) == REF_B and not strays(d), "no hard links: a run replaces them all",
+          "exit %d, stderr %r, strays %s" % (p.returncode, p.stderr, strays(d)))
+else:
+    print("# skipped: old files without hard links: needs root, setpriv and fs.protected_hardlinks=1")
+
 # 3. a record that cannot be written: the earlier outputs survive
 d, r, rec = scene("rec")
 before = snapshot(d, r)
