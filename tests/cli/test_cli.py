@@ -600,7 +600,7 @@ check(p.returncode == -signal.SIGKILL and entries(rec) == 2 and outputs(d) == RE
 d2 = fresh_dir("killrec_other")
 p = bn_run(d2, record=rec, name="c")
 after = snapshot(d)
-diff = sorted(k for k in set(before) | set(after) if k.startswith(d) and before.get(k) != after.get(k))
+diff = sorted(k for k in set(before) | set(after) if k.startswith(d + os.sep) and before.get(k) != after.get(k))
 text = open(rec).read()
 check(p.returncode == 0 and "rolled back" in p.stderr and not diff and not strays(d, r) and
       '"a0"' in text and '"b"' not in text and '"c"' in text and outputs(d2) == REF_A,
@@ -614,6 +614,25 @@ p = bn_run(d, B, record=rec, name="b", env=fault("term-after-rename:1"))
 check(p.returncode == -signal.SIGTERM and outputs(d) == REF_B and entries(rec) == 2 and not strays(d, r),
       "SIGTERM after the 1st rename: the commit completes, then the signal ends the run",
       "exit %d, %d entries, strays %s" % (p.returncode, entries(rec), strays(d, r)))
+
+# a signal while staging (SIGTERM just before the commit): no commit, temporaries removed
+d, r, rec = scene("term0")
+before = snapshot(d, r)
+p = bn_run(d, B, record=rec, name="b", env=fault("term-after-rename:0"))
+after = snapshot(d, r)
+diff = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+check(p.returncode == -signal.SIGTERM and "interrupted by signal" in p.stderr and not diff and not strays(d, r),
+      "SIGTERM before the commit: the run ends, --out and the record unchanged, no stray file",
+      "exit %d, stderr %r, changed %s, strays %s" % (p.returncode, p.stderr, diff, strays(d, r)))
+p = bn_run(d, B, record=rec, name="b", env=fault("kill-after-rename:0"))
+after = snapshot(d, r)
+diff = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k) and "/.kforge-" not in k)
+check(p.returncode == -signal.SIGKILL and not diff and strays(d, r) and not os.path.exists(
+      os.path.join(d, ".kforge-journal")), "SIGKILL before the commit: only temporaries are left, no journal",
+      "exit %d, changed %s, strays %s" % (p.returncode, diff, strays(d, r)))
+p = bn_run(d, B, record=rec, name="b")
+check(p.returncode == 0 and p.stderr == "" and outputs(d) == REF_B and entries(rec) == 2 and not strays(d, r),
+      "... which the next run removes", "exit %d, stderr %r, strays %s" % (p.returncode, p.stderr, strays(d, r)))
 
 # stray temporaries and backups (no journal) are removed by the next run
 open(os.path.join(d, ".kforge-tmp.999999.0"), "w").write("junk")

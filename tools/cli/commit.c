@@ -79,6 +79,7 @@ struct txn {
   tfile files[MAX_FILES];
   int ndirs, nfiles, locked, committed;
   struct sigaction old_xfsz;
+  sigset_t old_mask; /* catchable signals are blocked from txn_lock's end to txn_free */
   journal jr[3]; /* scratch for recovery */
 };
 
@@ -93,10 +94,11 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
   return -1;
 }
 
-/* Blocks every catchable signal but the synchronous ones. */
+/* Blocks every catchable signal but the synchronous ones and SIGXFSZ (it is
+   ignored; blocked, it would stay pending until its default action is back). */
 static void block_signals(sigset_t *old) {
   sigset_t s;
-  static const int keep[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
+  static const int keep[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS, SIGXFSZ };
   sigfillset(&s);
   for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) sigdelset(&s, keep[i]);
   sigprocmask(SIG_BLOCK, &s, old);
@@ -104,7 +106,18 @@ static void block_signals(sigset_t *old) {
 
 static void restore_signals(const sigset_t *old) { sigprocmask(SIG_SETMASK, old, NULL); }
 
-/* KFORGE_TEST_FAULT (see commit.h): after the n-th rename. */
+/* A terminating signal came while blocked (staging): do not commit. */
+static int interrupted(void) {
+  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU };
+  sigset_t s;
+  if (sigpending(&s) != 0) return 0;
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    if (sigismember(&s, sigs[i]) == 1) return sigs[i];
+  return 0;
+}
+
+/* KFORGE_TEST_FAULT (see commit.h): after the n-th rename (0: before the
+   commit begins). */
 static void fault_after_rename(int n) {
   const char *f = getenv("KFORGE_TEST_FAULT");
   int sig = !f ? 0 : strncmp(f, "kill-after-rename:", 18) == 0 ? SIGKILL
@@ -484,9 +497,12 @@ int txn_lock(txn *t, char *err, size_t errlen) {
     if (r == 0) break;
     unlock_all(t);
   }
+  /* from here on a signal waits: staging is cut short by txn_commit, a
+     commit finishes (or is undone), and txn_free cleans up before it acts */
+  block_signals(&t->old_mask);
+  t->locked = 1;
   for (int i = 0; i < t->ndirs; i++)
     if (t->dirs[i].fd >= 0) clean_strays(t->dirs[i].fd);
-  t->locked = 1;
   return 0;
 }
 
@@ -554,18 +570,19 @@ static int undo(txn *t, int used[MAX_DIRS]) {
 }
 
 int txn_commit(txn *t, char *err, size_t errlen) {
-  int used[MAX_DIRS] = { 0 }, p, renamed = 0;
+  int used[MAX_DIRS] = { 0 }, p, renamed = 0, sig;
   char id[64];
   struct timespec ts;
-  sigset_t old;
   if (!t->locked || t->committed) return fail(err, errlen, "internal: txn_commit outside a locked transaction");
+  fault_after_rename(0);
+  if ((sig = interrupted()) != 0)
+    return fail(err, errlen, "interrupted by signal %d before the commit: nothing was changed", sig);
   if (t->nfiles == 0) return t->committed = 1, 0;
   p = t->files[0].dir;
   for (int i = 0; i < t->nfiles; i++) used[t->files[i].dir] = 1;
   clock_gettime(CLOCK_REALTIME, &ts);
   snprintf(id, sizeof id, "%ld.%lld.%09ld", (long)getpid(), (long long)ts.tv_sec, (long)ts.tv_nsec);
 
-  block_signals(&old); /* a signal now waits until the commit is done (or undone) */
   for (int d = 0; d < t->ndirs; d++)
     if (used[d] && d != p && write_journal(t, d, id, err, errlen) != 0) goto undo;
   if (write_journal(t, p, id, err, errlen) != 0) goto undo;
@@ -606,7 +623,6 @@ int txn_commit(txn *t, char *err, size_t errlen) {
     if (used[d] && d != p) unlinkat(t->dirs[d].fd, JOURNAL, 0);
   for (int i = 0; i < t->nfiles; i++)
     if (t->files[i].bak[0]) unlinkat(t->dirs[t->files[i].dir].fd, t->files[i].bak, 0);
-  restore_signals(&old);
   return 0;
 undo:
   if (undo(t, used) != 0) {
@@ -614,7 +630,6 @@ undo:
     snprintf(err + n, errlen - n, "; not every old file could be put back: the next kforge run into %s does it",
              t->dirs[p].path);
   }
-  restore_signals(&old);
   return -1;
 }
 
@@ -630,5 +645,6 @@ void txn_free(txn *t) {
     close(d->fd);     /* and unlocked */
   }
   sigaction(SIGXFSZ, &t->old_xfsz, NULL);
+  if (t->locked) restore_signals(&t->old_mask); /* a pending signal acts now */
   free(t);
 }

@@ -20,20 +20,24 @@
 ** lock file), in (st_dev, st_ino) order, printing "kforge: waiting for
 ** another kforge run writing to DIR" on stderr when another process holds
 ** one. Every destination is checked and every new content written (and
-** fsynced) before the first rename. The commit blocks catchable signals, writes
-** a journal (.kforge-journal) in each directory it touches, keeps each old
-** file as a hard link (.kforge-bak.PID.N), renames the temporaries
-** (.kforge-tmp.PID.N) over the destinations, fsyncs the directories and then
-** removes the journals: the removal of the first directory's journal is the
-** commit point. On any failure the old files are put back. If the process
-** dies mid-commit (kill -9, power loss), the next txn_lock of any of those
-** directories rolls the torn commit back from the journals before anything
-** else. While the transaction lives, SIGXFSZ is ignored, so a file over
-** RLIMIT_FSIZE is a write error (EFBIG), not a kill.
+** fsynced) before the first rename. The commit writes a journal
+** (.kforge-journal) in each directory it touches, keeps each old file as a
+** hard link (.kforge-bak.PID.N; renamed aside where links are refused),
+** renames the temporaries (.kforge-tmp.PID.N) over the destinations, fsyncs
+** the directories and then removes the journals: the removal of the first
+** directory's journal is the commit point. On any failure the old files are
+** put back. If the process dies mid-commit (kill -9, power loss), the next
+** txn_lock of any of those directories rolls the torn commit back from the
+** journals before anything else. Catchable signals (SIGINT, SIGTERM, ...)
+** are blocked from the end of txn_lock to txn_free: one that came while
+** staging makes txn_commit refuse (nothing changed), a commit always
+** finishes or is undone, and the signal acts once txn_free cleaned up. While
+** the transaction lives, SIGXFSZ is ignored, so a file over RLIMIT_FSIZE is a
+** write error (EFBIG), not a kill.
 **
 ** Test hook (never set it otherwise): KFORGE_TEST_FAULT=kill-after-rename:N
 ** (or term-after-rename:N) makes txn_commit send SIGKILL (SIGTERM) to its own
-** process right after its N-th rename.
+** process right after its N-th rename (N = 0: just before the commit).
 */
 #ifndef commit_h
 #define commit_h
@@ -69,7 +73,8 @@ int txn_file(txn *t, int dir, const char *name, txn_writer w, void *ctx, char *e
 int txn_commit(txn *t, char *err, size_t errlen);
 
 /* Ends the transaction: temporaries removed, an uncommitted transaction's
-   created directories removed, locks released, SIGXFSZ restored. */
+   created directories removed, locks released, SIGXFSZ and the signal mask
+   restored (so a signal that came meanwhile acts now). */
 void txn_free(txn *t);
 
 #endif
