@@ -6,12 +6,17 @@ Usage: /usr/bin/python3 tests/cli/test_cli.py path/to/kforge
 Prints "ok - ..." / "FAIL - ..." per check and ends with "N passed, M failed";
 exits non-zero on failures. Needs numpy (hence /usr/bin/python3).
 """
+import fcntl
 import io
 import os
+import resource
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -380,6 +385,353 @@ def dw_case(tag, n, ih, iw, c, mult, k, stride, padding):
 dw_case("3x3 s1 SAME", 1, 5, 5, 4, 1, 3, 1, "SAME")
 dw_case("3x3 s2 SAME mult2", 2, 7, 6, 3, 2, 3, 2, "SAME")
 dw_case("3x3 s2 VALID", 1, 7, 7, 2, 1, 3, 2, "VALID")
+
+# --------------------------------------------------------------- all or nothing, old files included
+# A run leaves every output and the record in place, or --out and the record
+# exactly as it found them (byte for byte, same inodes), with no stray
+# .kforge-* file (temporaries, backups, journals).
+T0 = time.time()
+x2 = rng.standard_normal(shape).astype(np.float32) - 0.25
+dy2 = rng.standard_normal(shape).astype(np.float32) * 0.5
+B = {"x": save("x_b.npy", x2), "y_backprop": save("dy_b.npy", dy2)}
+
+
+def bn_cmd(out, over=None, record=None, name=None):
+    cmd = [KFORGE, "run", "FusedBatchNormGradV3", "--out", out, *args_for(V3_IN, over)]
+    if record:
+        cmd += ["--record", record]
+    if name:
+        cmd += ["--record-name", name]
+    return cmd
+
+
+def bn_run(out, over=None, record=None, name=None, env=None, preexec=None, prefix=()):
+    return subprocess.run([*prefix, *bn_cmd(out, over, record, name)], capture_output=True, text=True,
+                          timeout=300, env=env, preexec_fn=preexec)
+
+
+def outputs(d, names=V3_OUT):
+    return {n: open(os.path.join(d, n + ".npy"), "rb").read() for n in names}
+
+
+def snapshot(*dirs):
+    """Every file (bytes and inode) and directory under dirs."""
+    snap = {}
+    for d in dirs:
+        for root, subdirs, names in os.walk(d):
+            for n in subdirs:
+                snap[os.path.join(root, n)] = "dir"
+            for n in names:
+                path = os.path.join(root, n)
+                snap[path] = (open(path, "rb").read(), os.lstat(path).st_ino)
+    return snap
+
+
+def strays(*dirs):
+    return [n for d in dirs for n in os.listdir(d) if n.startswith(".kforge-")]
+
+
+def one_error(p, contains=None):
+    lines = p.stderr.splitlines()
+    return (p.returncode == 1 and len(lines) == 1 and lines[0].startswith("kforge: error: ")
+            and (contains is None or contains in lines[0]))
+
+
+def unchanged(what, p, before, dirs, contains=None):
+    after = snapshot(*dirs)
+    diff = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    check(one_error(p, contains) and not diff and not strays(*dirs),
+          what + ": one error line, --out and the record unchanged, no stray file",
+          "exit %d, stderr %r, changed %s, strays %s" % (p.returncode, p.stderr, diff, strays(*dirs)))
+
+
+ref_a, ref_b = fresh_dir("ref_a"), fresh_dir("ref_b")
+ok_refs = bn_run(ref_a).returncode == 0 and bn_run(ref_b, B).returncode == 0
+check(ok_refs, "reference runs A and B")
+REF_A, REF_B = outputs(ref_a), outputs(ref_b)
+check(REF_A != REF_B and all(REF_A[n] != REF_B[n] for n in V3_OUT[:3]), "runs A and B write different outputs")
+
+
+def scene(tag, runs=1):
+    """--out D holding run A's outputs and a user file; the record R/rec.lua
+    (another directory, with a user file too) holding `runs` entries of A."""
+    d, r = fresh_dir(tag), tempfile.mkdtemp(prefix=tag + "_rec_", dir=WORK)
+    rec = os.path.join(r, "rec.lua")
+    for i in range(runs):
+        p = bn_run(d, record=rec, name="a%d" % i)
+        check(p.returncode == 0, tag + ": the earlier run succeeds", p.stderr)
+    open(os.path.join(d, "notes.txt"), "w").write("the user's own file\n")
+    open(os.path.join(r, "keep.txt"), "w").write("another user file\n")
+    return d, r, rec
+
+
+# 1. a directory in the way of one output (the 2nd): the 1st is not replaced
+d, r, rec = scene("inway")
+os.remove(os.path.join(d, "scale_backprop.npy"))
+os.mkdir(os.path.join(d, "scale_backprop.npy"))
+before = snapshot(d, r)
+unchanged("a directory in the way of scale_backprop", bn_run(d, B, record=rec), before, (d, r), "is a directory")
+
+# 2. an unwritable --out (as an unprivileged user: root writes anywhere)
+d, r, rec = scene("ro")
+os.chmod(WORK, 0o755)
+for f in os.listdir(WORK):
+    if f.endswith(".npy"):
+        os.chmod(os.path.join(WORK, f), 0o644)
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+probe = subprocess.run([*NOBODY, "true"], capture_output=True) if shutil.which("setpriv") else None
+if os.geteuid() != 0:
+    os.chmod(d, 0o555)
+    before = snapshot(d, r)
+    unchanged("an unwritable --out (chmod 555, not root)", bn_run(d, B), before, (d, r), "Permission denied")
+    os.chmod(d, 0o755)
+elif probe is not None and probe.returncode == 0:
+    os.chmod(d, 0o755)
+    before = snapshot(d, r)
+    unchanged("an unwritable --out (run as nobody via setpriv)", bn_run(d, B, prefix=NOBODY), before, (d, r),
+              "Permission denied")
+else:
+    print("# skipped: unwritable --out: running as root without a working setpriv")
+
+# 2b. where old files cannot be hard-linked (here: fs.protected_hardlinks and
+# root's files, run as nobody in a world-writable --out), they are renamed
+# aside instead; a kill mid-commit still rolls back to the very same files
+try:
+    protected = open("/proc/sys/fs/protected_hardlinks").read().strip() == "1"
+except OSError:
+    protected = False
+if os.geteuid() == 0 and probe is not None and probe.returncode == 0 and protected:
+    d, r, rec = scene("nolink")
+    os.chmod(d, 0o777)
+    before = snapshot(d)
+    p = bn_run(d, B, prefix=NOBODY, env=dict(os.environ, KFORGE_TEST_FAULT="kill-after-rename:2"))
+    baks = [n for n in os.listdir(d) if n.startswith(".kforge-bak.")]
+    check(p.returncode == -signal.SIGKILL and outputs(d)["scale_backprop"] == REF_B["scale_backprop"] and
+          len(baks) == 2, "no hard links: killed after the 2nd rename (2 old files renamed aside, not 5 linked)",
+          "exit %d, %r, %s" % (p.returncode, p.stderr, baks))
+    p = bn_run(d, B, record=os.path.join(d, "notes.txt"), prefix=NOBODY)  # rolls back, then fails
+    after = snapshot(d)
+    diff = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    check(p.returncode == 1 and "rolled back" in p.stderr and not diff and not strays(d),
+          "no hard links: the next run puts the very same old files back (same inodes)",
+          "exit %d, stderr %r, changed %s, strays %s" % (p.returncode, p.stderr, diff, strays(d)))
+    p = bn_run(d, B, prefix=NOBODY)
+    check(p.returncode == 0 and outputs(d) == REF_B and not strays(d), "no hard links: a run replaces them all",
+          "exit %d, stderr %r, strays %s" % (p.returncode, p.stderr, strays(d)))
+else:
+    print("# skipped: old files without hard links: needs root, setpriv and fs.protected_hardlinks=1")
+
+# 3. a record that cannot be written: the earlier outputs survive
+d, r, rec = scene("rec")
+before = snapshot(d, r)
+unchanged("--record in a directory that does not exist", bn_run(d, B, record="/nonexistent/dir/rec.lua"),
+          before, (d, r), "/nonexistent/dir")
+os.mkdir(os.path.join(r, "adir"))
+before = snapshot(d, r)
+unchanged("--record naming a directory", bn_run(d, B, record=os.path.join(r, "adir")), before, (d, r),
+          "is a directory")
+open(os.path.join(r, "other.lua"), "w").write("return {}\n")
+before = snapshot(d, r)
+unchanged("--record naming a file that is no manifest", bn_run(d, B, record=os.path.join(r, "other.lua")),
+          before, (d, r), "not a manifest")
+
+
+# 4. a full disk: RLIMIT_FSIZE below one output (EFBIG, not a kill by SIGXFSZ)
+def fsize_limit(n):
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
+
+
+d, r, rec = scene("full", runs=4)
+before = snapshot(d, r)
+unchanged("a full disk (RLIMIT_FSIZE 300 bytes < x_backprop)",
+          bn_run(d, B, record=rec, preexec=fsize_limit(300)), before, (d, r), "File too large")
+biggest = max(len(v) for v in REF_B.values())
+check(os.path.getsize(rec) > biggest + 1, "full disk: the record is larger than every output")
+unchanged("a full disk for the record only (RLIMIT_FSIZE %d bytes)" % (biggest + 1),
+          bn_run(d, B, record=rec, preexec=fsize_limit(biggest + 1)), before, (d, r), "File too large")
+
+
+# 5. killed (SIGKILL) between two renames: the next run rolls the torn commit back
+def fault(what):
+    return dict(os.environ, KFORGE_TEST_FAULT=what)
+
+
+def entries(rec):
+    return open(rec).read().count("{ name = ")
+
+
+d, r, rec = scene("kill")
+before = snapshot(d, r)
+p = bn_run(d, B, record=rec, name="b", env=fault("kill-after-rename:1"))
+check(p.returncode == -signal.SIGKILL and os.path.exists(os.path.join(d, ".kforge-journal")) and
+      outputs(d)["x_backprop"] == REF_B["x_backprop"] and outputs(d)["scale_backprop"] == REF_A["scale_backprop"],
+      "SIGKILL after the 1st rename: a torn commit with its journal (the fault injection works)",
+      "exit %d %s" % (p.returncode, sorted(os.listdir(d))))
+p = bn_run(d, B, record=rec, name="b")
+check(p.returncode == 0 and "rolled back an interrupted kforge run in " + d in p.stderr and
+      outputs(d) == REF_B and entries(rec) == 2 and not strays(d, r),
+      "the next run into --out rolls it back, then writes all of its outputs and one record entry",
+      "exit %d, stderr %r, %d entries, strays %s" % (p.returncode, p.stderr, entries(rec), strays(d, r)))
+after = snapshot(d, r)
+check(after[os.path.join(d, "notes.txt")] == before[os.path.join(d, "notes.txt")] and
+      after[os.path.join(r, "keep.txt")] == before[os.path.join(r, "keep.txt")], "the user's files survive")
+
+d, r, rec = scene("kill3")
+os.mkdir(os.path.join(r, "adir"))
+before = snapshot(d, r)
+p = bn_run(d, B, record=rec, name="b", env=fault("kill-after-rename:3"))
+check(p.returncode == -signal.SIGKILL, "SIGKILL after the 3rd rename", p.returncode)
+p = bn_run(d, B, record=os.path.join(r, "adir"))  # fails after taking the lock
+lines = p.stderr.splitlines()
+after = snapshot(d, r)
+diff = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+check(p.returncode == 1 and len(lines) == 2 and lines[0].startswith("kforge: note: rolled back") and
+      lines[1].startswith("kforge: error: ") and not diff and not strays(d, r),
+      "a failing run into --out rolls it back first: --out and the record exactly as before the killed run",
+      "exit %d, stderr %r, changed %s" % (p.returncode, p.stderr, diff))
+
+# every output and the record renamed, the journal not yet removed; the
+# record's directory alone leads the next run to the torn commit
+d, r, rec = scene("killrec")
+before = snapshot(d, r)
+p = bn_run(d, B, record=rec, name="b", env=fault("kill-after-rename:%d" % (len(V3_OUT) + 1)))
+check(p.returncode == -signal.SIGKILL and entries(rec) == 2 and outputs(d) == REF_B,
+      "SIGKILL after the last rename (record included), before the commit point", p.returncode)
+d2 = fresh_dir("killrec_other")
+p = bn_run(d2, record=rec, name="c")
+after = snapshot(d)
+diff = sorted(k for k in set(before) | set(after) if k.startswith(d + os.sep) and before.get(k) != after.get(k))
+text = open(rec).read()
+check(p.returncode == 0 and "rolled back" in p.stderr and not diff and not strays(d, r) and
+      '"a0"' in text and '"b"' not in text and '"c"' in text and outputs(d2) == REF_A,
+      "a run into another --out with the same record rolls the whole torn commit back (--out and record)",
+      "exit %d, stderr %r, changed %s, record names %s" % (p.returncode, p.stderr, diff,
+                                                           [l for l in text.splitlines() if "name =" in l]))
+
+# 6. SIGTERM between two renames: blocked during the commit, which completes
+d, r, rec = scene("term")
+p = bn_run(d, B, record=rec, name="b", env=fault("term-after-rename:1"))
+check(p.returncode == -signal.SIGTERM and outputs(d) == REF_B and entries(rec) == 2 and not strays(d, r),
+      "SIGTERM after the 1st rename: the commit completes, then the signal ends the run",
+      "exit %d, %d entries, strays %s" % (p.returncode, entries(rec), strays(d, r)))
+
+# a signal while staging (SIGTERM just before the commit): no commit, temporaries removed
+d, r, rec = scene("term0")
+before = snapshot(d, r)
+p = bn_run(d, B, record=rec, name="b", env=fault("term-after-rename:0"))
+after = snapshot(d, r)
+diff = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+check(p.returncode == -signal.SIGTERM and "interrupted by signal" in p.stderr and not diff and not strays(d, r),
+      "SIGTERM before the commit: the run ends, --out and the record unchanged, no stray file",
+      "exit %d, stderr %r, changed %s, strays %s" % (p.returncode, p.stderr, diff, strays(d, r)))
+p = bn_run(d, B, record=rec, name="b", env=fault("kill-after-rename:0"))
+after = snapshot(d, r)
+diff = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k) and "/.kforge-" not in k)
+check(p.returncode == -signal.SIGKILL and not diff and strays(d, r) and not os.path.exists(
+      os.path.join(d, ".kforge-journal")), "SIGKILL before the commit: only temporaries are left, no journal",
+      "exit %d, changed %s, strays %s" % (p.returncode, diff, strays(d, r)))
+p = bn_run(d, B, record=rec, name="b")
+check(p.returncode == 0 and p.stderr == "" and outputs(d) == REF_B and entries(rec) == 2 and not strays(d, r),
+      "... which the next run removes", "exit %d, stderr %r, strays %s" % (p.returncode, p.stderr, strays(d, r)))
+
+# stray temporaries and backups (no journal) are removed by the next run
+open(os.path.join(d, ".kforge-tmp.999999.0"), "w").write("junk")
+open(os.path.join(d, ".kforge-bak.999999.1"), "w").write("junk")
+p = bn_run(d)
+check(p.returncode == 0 and not strays(d) and outputs(d) == REF_A, "stray .kforge-tmp/bak files are removed",
+      sorted(os.listdir(d)))
+
+# 7. concurrent runs into one directory are serialized
+d = fresh_dir("lock")
+check(bn_run(d).returncode == 0, "lock: first run")
+fd = os.open(d, os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_EX)
+p = subprocess.Popen(bn_cmd(d, B), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+ready = select.select([p.stderr], [], [], 30)[0]
+line = p.stderr.readline() if ready else ""
+time.sleep(0.2)
+still = p.poll() is None
+check(line == "kforge: waiting for another kforge run writing to %s\n" % d and still and outputs(d) == REF_A,
+      "a run finding --out locked says so in one line and waits", repr(line))
+fcntl.flock(fd, fcntl.LOCK_UN)
+os.close(fd)
+rest = p.communicate(timeout=60)
+check(p.returncode == 0 and rest[1] == "" and outputs(d) == REF_B, "... and runs once the lock is released",
+      rest[1])
+
+# 200 pairs of runs with different (small) inputs into one directory. Odd
+# pairs: an existing --out that the test holds locked until both runs wait
+# for it, so they always contend; even pairs: a new --out both create.
+SMALL = (1, 2, 2, 3)
+sa = {"x": save("x_sa.npy", rng.standard_normal(SMALL).astype(np.float32)),
+      "y_backprop": save("dy_sa.npy", rng.standard_normal(SMALL).astype(np.float32))}
+sb = {"x": save("x_sb.npy", rng.standard_normal(SMALL).astype(np.float32)),
+      "y_backprop": save("dy_sb.npy", rng.standard_normal(SMALL).astype(np.float32))}
+ref_sa, ref_sb = fresh_dir("ref_sa"), fresh_dir("ref_sb")
+check(bn_run(ref_sa, sa).returncode == 0 and bn_run(ref_sb, sb).returncode == 0, "small reference runs")
+REF_SA, REF_SB = outputs(ref_sa), outputs(ref_sb)
+WAIT_LINE = "kforge: waiting for another kforge run writing to %s\n"
+# (in a tmpfs when there is one: the runs' fsyncs cost ~50 ms each on a disk)
+SHM = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else WORK
+PAIRS = tempfile.mkdtemp(prefix="kforge_cli_pairs_", dir=SHM)
+d = os.path.join(PAIRS, "pairs")
+os.mkdir(d)
+bad, waited, t = [], 0, time.time()
+for i in range(200):
+    forced = i % 2 == 1
+    target = d if forced else os.path.join(PAIRS, "pair%d" % i)
+    if forced:
+        fd = os.open(d, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    cmds = [bn_cmd(target, sa), bn_cmd(target, sb)][:: 1 if i % 4 < 2 else -1]
+    procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in cmds]
+    first = ["", ""]
+    if forced:  # until both wait (or exit), then let them go at once
+        pending, deadline = [0, 1], time.time() + 60
+        while pending and time.time() < deadline:
+            ready = select.select([procs[k].stderr for k in pending], [], [], deadline - time.time())[0]
+            for k in list(pending):
+                if procs[k].stderr in ready:
+                    first[k] = procs[k].stderr.readline()
+                    pending.remove(k)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    res = [q.communicate(timeout=120) for q in procs]
+    errs = [first[k] + res[k][1] for k in range(2)]
+    waited += sum(e == WAIT_LINE % target for e in errs)
+    got = outputs(target)
+    if not (all(q.returncode == 0 for q in procs) and got in (REF_SA, REF_SB)
+            and all(e == WAIT_LINE % target if forced else e in ("", WAIT_LINE % target) for e in errs)
+            and sorted(os.listdir(target)) == sorted(n + ".npy" for n in V3_OUT)):
+        bad.append((i, [q.returncode for q in procs], errs, sorted(os.listdir(target)),
+                    [n for n in V3_OUT if got[n] == REF_SA[n]]))
+check(not bad, "200 concurrent pairs into one --out: both exit 0, all outputs from one run (%.1f s in %s, %d waited)"
+      % (time.time() - t, SHM, waited), bad[:3])
+shutil.rmtree(PAIRS, ignore_errors=True)
+
+# concurrent --record appends keep every entry; crossed --out/--record
+# directories do not deadlock (locks in a fixed order)
+d1, d2 = fresh_dir("cross1"), fresh_dir("cross2")
+os.mkdir(d1)
+os.mkdir(d2)
+r1, r2 = os.path.join(d1, "rec.lua"), os.path.join(d2, "rec.lua")
+bad, t = [], time.time()
+for i in range(20):
+    procs = [subprocess.Popen(bn_cmd(d1, sa, r2, "p%d" % i), stdout=subprocess.PIPE, stderr=subprocess.PIPE),
+             subprocess.Popen(bn_cmd(d2, sb, r1, "q%d" % i), stdout=subprocess.PIPE, stderr=subprocess.PIPE),
+             subprocess.Popen(bn_cmd(d1, sb, r1, "s%d" % i), stdout=subprocess.PIPE, stderr=subprocess.PIPE)]
+    for q in procs:
+        q.communicate(timeout=120)
+    if any(q.returncode != 0 for q in procs):
+        bad.append((i, [q.returncode for q in procs]))
+t1, t2 = open(r1).read(), open(r2).read()
+names1 = sorted(l.split('"')[1] for l in t1.splitlines() if "{ name = " in l)
+names2 = sorted(l.split('"')[1] for l in t2.splitlines() if "{ name = " in l)
+check(not bad and names1 == sorted(["q%d" % i for i in range(20)] + ["s%d" % i for i in range(20)]) and
+      names2 == sorted("p%d" % i for i in range(20)) and not strays(d1, d2),
+      "concurrent --record appends (crossed --out and record directories) keep every entry (%.1f s)"
+      % (time.time() - t), "%s %s %s" % (bad[:3], names1, names2))
+print("# all-or-nothing and locking tests: %.1f s" % (time.time() - T0))
 
 # --------------------------------------------------------------- done
 if not os.environ.get("KFORGE_KEEP"):

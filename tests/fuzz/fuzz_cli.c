@@ -13,7 +13,7 @@
 **   - the exit status is 0, 1 or 2;
 **   - no partial output: after a failure the output dir holds nothing (and
 **     is gone when the CLI created it); after a successful run it holds
-**     exactly the op's outputs and no temporary file;
+**     exactly the op's outputs and no temporary, backup or journal file;
 **   - no file descriptor is leaked.
 */
 #include <dirent.h>
@@ -97,7 +97,8 @@ static void setup(void) {
 }
 
 /* Removes everything in dir (flat) and dir itself; returns the number of
-   entries it held, -1 if dir did not exist. tmp counts temporary files. */
+   entries it held, -1 if dir did not exist. tmp counts temporary files
+   (and the CLI's .kforge-* backups and journals). */
 static int clear_dir(const char *dir, int *tmp, int rmself) {
   DIR *d = opendir(dir);
   struct dirent *e;
@@ -108,7 +109,7 @@ static int clear_dir(const char *dir, int *tmp, int rmself) {
     char path[512];
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
     n++;
-    if (tmp && strstr(e->d_name, ".tmp.")) (*tmp)++;
+    if (tmp && (strstr(e->d_name, ".tmp.") || strncmp(e->d_name, ".kforge-", 8) == 0)) (*tmp)++;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     if (unlink(path) != 0) rmdir(path);
   }

@@ -5,23 +5,22 @@
 **   kforge list | ops | help
 **
 ** Errors print exactly one line "kforge: error: <message>" and exit 2
-** (usage) or 1 (anything else), leaving nothing behind: outputs go to
-** temporary files in DIR that are renamed into place only once all of them
-** were written, and DIR is created (and removed on failure) by us only
-** when it did not exist.
+** (usage) or 1 (anything else). The file system is touched only after the op
+** ran, through one transaction (commit.h): DIR (created if missing) and the
+** record's directory are locked, every output and the new record are staged,
+** then all of them replace the old files together, or none does and DIR and
+** the record are left exactly as they were (a DIR we created is removed).
 */
+#include "commit.h"
 #include "kforge.h"
 #include "npy.h"
 #include "record.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define KF_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -43,6 +42,8 @@ static const char USAGE[] =
     "      List attrs are comma separated: --attr strides=1,2,2,1\n"
     "      --record FILE [--record-name NAME]: also append this call to FILE as an\n"
     "      instance of a model manifest (specs/models format)\n"
+    "      The outputs (and the record) are replaced all together or not at all;\n"
+    "      runs writing to the same DIR (or record) wait for each other.\n"
     "  kforge list      the kernels compiled in, with their configuration\n"
     "  kforge ops       the ops with their TF input and output names\n"
     "  kforge show [--bfloat16] FILE.npy\n"
@@ -132,8 +133,6 @@ typedef struct run {
   npy_array in[MAX_IO];
   void *out[MAX_IO];
   void *scratch;
-  char tmp[MAX_IO][PATH_BYTES];   /* temporary output files ("" = none) */
-  char final[MAX_IO][PATH_BYTES]; /* their destinations */
   const char *kv[MAX_ATTRS];      /* the --attr NAME=VALUE texts, for --record */
   int nkv;
   const char *record, *record_name;
@@ -143,7 +142,6 @@ static void run_free(run *r) {
   for (int i = 0; i < MAX_IO; i++) {
     npy_free(&r->in[i]);
     free(r->out[i]);
-    if (r->tmp[i][0]) unlink(r->tmp[i]);
   }
   free(r->scratch);
 }
@@ -263,48 +261,87 @@ static int load_inputs(run *r, const kf_attrs *attrs, kf_tensor_desc *desc) {
   return 0;
 }
 
-/* Writes every output to a temporary file in dir, then renames them all
-   into place. On failure nothing new remains (run_free unlinks temps). */
-static int write_outputs(run *r, const kf_plan *plan, const char *dir) {
-  char err[1024];
-  long pid = (long)getpid();
-  for (int i = 0; i < r->nout; i++) {
-    const kf_tensor_desc *d = kf_plan_output_desc(plan, i);
-    const char *name = kf_op_output_name(r->op, i);
-    int n1 = snprintf(r->final[i], PATH_BYTES, "%s/%s.npy", dir, name);
-    int n2 = snprintf(r->tmp[i], PATH_BYTES, "%s/.%s.npy.tmp.%ld", dir, name, pid);
-    if (n1 < 0 || n1 >= PATH_BYTES || n2 < 0 || n2 >= PATH_BYTES) {
-      r->tmp[i][0] = '\0';
-      return error_line(1, "output path too long in '%s'", dir);
-    }
-    int fd = open(r->tmp[i], O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd < 0) {
-      int e = errno;
-      r->tmp[i][0] = '\0'; /* not ours: never unlink it */
-      return error_line(1, "cannot create %s/.%s.npy.tmp.%ld: %s", dir, name, pid, strerror(e));
-    }
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-      close(fd);
-      return error_line(1, "cannot write %s: %s", r->tmp[i], strerror(errno));
-    }
-    int rc = npy_write_fp(f, r->final[i], npy_of(d->dtype), d->rank, d->dims, r->out[i], err,
-                          sizeof err);
-    if (fclose(f) != 0 && rc == 0) {
-      snprintf(err, sizeof err, "%s: write error: %s", r->final[i], strerror(errno));
-      rc = -1;
-    }
-    if (rc != 0) return error_line(1, "output '%s': %s", name, err);
-  }
-  for (int i = 0; i < r->nout; i++) {
-    if (rename(r->tmp[i], r->final[i]) != 0) {
-      int e = errno;
-      for (int j = 0; j < i; j++) unlink(r->final[j]); /* keep the all-or-nothing promise */
-      return error_line(1, "cannot rename %s to %s: %s", r->tmp[i], r->final[i], strerror(e));
-    }
-    r->tmp[i][0] = '\0';
-  }
+typedef struct npy_out {
+  char path[PATH_BYTES]; /* DIR/<name>.npy, for messages */
+  const kf_tensor_desc *d;
+  const void *data;
+} npy_out;
+
+static int write_npy(FILE *f, void *ctx, char *err, size_t errlen) {
+  const npy_out *o = ctx;
+  return npy_write_fp(f, o->path, npy_of(o->d->dtype), o->d->rank, o->d->dims, o->data, err, errlen);
+}
+
+/* Splits a --record path into its directory and file name. */
+static int split_record_path(const char *path, char *dir, size_t n, const char **base) {
+  const char *slash = strrchr(path, '/');
+  *base = slash ? slash + 1 : path;
+  if (!**base || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0)
+    return error_line(1, "--record: %s is a directory", path);
+  if (!slash) snprintf(dir, n, ".");
+  else if (slash == path) snprintf(dir, n, "/");
+  else if ((size_t)(slash - path) >= n) return error_line(1, "--record: path too long");
+  else snprintf(dir, n, "%.*s", (int)(slash - path), path);
   return 0;
+}
+
+/* Writes the outputs (and the record) in one transaction: all of them, or
+   nothing changes. */
+static int write_files(run *r, const kf_plan *plan, const kf_attrs *attrs, const kf_tensor_desc *desc,
+                       const char *out_dir) {
+  char err[1024], rdir[PATH_BYTES], inst[64];
+  const char *rbase = NULL;
+  int od, rd = -1, rc = 1;
+  npy_out o;
+  if (r->record && split_record_path(r->record, rdir, sizeof rdir, &rbase) != 0) return 1;
+  txn *t = txn_new();
+  if (!t) return error_line(1, "out of memory");
+  /* DIR first (the record may go into it); txn_free removes it on failure */
+  if ((od = txn_dir(t, out_dir, 1, err, sizeof err)) < 0) {
+    error_line(1, "--out: %s", err);
+    goto done;
+  }
+  if (r->record && (rd = txn_dir(t, rdir, 0, err, sizeof err)) < 0) {
+    error_line(1, "--record: %s", err);
+    goto done;
+  }
+  if (txn_lock(t, err, sizeof err) != 0) {
+    error_line(1, "%s", err);
+    goto done;
+  }
+  for (int i = 0; i < r->nout; i++) {
+    const char *name = kf_op_output_name(r->op, i);
+    char file[256];
+    int n1 = snprintf(o.path, sizeof o.path, "%s/%s.npy", out_dir, name);
+    snprintf(file, sizeof file, "%s.npy", name);
+    if (n1 < 0 || n1 >= (int)sizeof o.path) {
+      error_line(1, "output path too long in '%s'", out_dir);
+      goto done;
+    }
+    o.d = kf_plan_output_desc(plan, i);
+    o.data = r->out[i];
+    if (txn_file(t, od, file, write_npy, &o, err, sizeof err) != 0) {
+      error_line(1, "output '%s': %s", name, err);
+      goto done;
+    }
+  }
+  if (r->record) {
+    const kf_tensor_desc *o0 = kf_plan_output_desc(plan, 0);
+    snprintf(inst, sizeof inst, "%s", kf_op_name(r->op));
+    if (record_stage(t, rd, rbase, r->record, r->record_name ? r->record_name : inst, r->op, r->kv, r->nkv,
+                     o0 ? o0->dtype : attrs->T, desc, r->in, r->nin, err, sizeof err) != 0) {
+      error_line(1, "--record: %s", err);
+      goto done;
+    }
+  }
+  if (txn_commit(t, err, sizeof err) != 0) {
+    error_line(1, "%s", err);
+    goto done;
+  }
+  rc = 0;
+done:
+  txn_free(t);
+  return rc;
 }
 
 static int cmd_run(int argc, char **argv) {
@@ -313,7 +350,7 @@ static int cmd_run(int argc, char **argv) {
   kf_attrs attrs;
   kf_tensor_desc desc[MAX_IO];
   const char *out_dir = NULL;
-  int verbose = 0, created_dir = 0, rc;
+  int verbose = 0, rc;
   char shp[32 * KF_MAX_RANK];
   kf_error err;
   memset(&err, 0, sizeof err);
@@ -384,40 +421,11 @@ static int cmd_run(int argc, char **argv) {
   }
 
   /* only now touch the file system */
-  struct stat sb;
-  if (stat(out_dir, &sb) == 0) {
-    if (!S_ISDIR(sb.st_mode)) {
-      rc = error_line(1, "--out %s is not a directory", out_dir);
-      goto done;
-    }
-  } else if (errno == ENOENT) {
-    if (mkdir(out_dir, 0777) != 0) {
-      rc = error_line(1, "cannot create directory %s: %s", out_dir, strerror(errno));
-      goto done;
-    }
-    created_dir = 1;
-  } else {
-    rc = error_line(1, "--out %s: %s", out_dir, strerror(errno));
-    goto done;
-  }
-  rc = write_outputs(r, &plan, out_dir);
-  if (rc == 0 && r->record) { /* the outputs are complete; now the record */
-    char rerr[1024], inst[64];
-    const kf_tensor_desc *o0 = kf_plan_output_desc(&plan, 0);
-    snprintf(inst, sizeof inst, "%s", kf_op_name(r->op));
-    if (record_append(r->record, r->record_name ? r->record_name : inst, r->op, r->kv, r->nkv,
-                      o0 ? o0->dtype : attrs.T, desc, r->in, r->nin, rerr, sizeof rerr) != 0)
-    {
-      rc = error_line(1, "--record: %s", rerr);
-      /* no partial output: a failed run leaves none of its outputs */
-      for (int i = 0; i < r->nout; i++) unlink(r->final[i]);
-    }
-  }
+  rc = write_files(r, &plan, &attrs, desc, out_dir);
 
 done:
   run_free(r);
   free(r);
-  if (rc != 0 && created_dir) rmdir(out_dir);
   return rc < 0 ? 0 : rc;
 }
 

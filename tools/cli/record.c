@@ -2,10 +2,15 @@
 ** record.c -- see record.h. The text is the canonical manifest format that
 ** generator/model.lua writes: one instance per entry, attrs in TF order
 ** (given values as given, the others at their defaults), inputs in TF order.
+** record_text builds the new text; record_stage reads the current file under
+** the transaction's lock and stages the new one; txn_commit puts it in place.
 */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -57,29 +62,27 @@ static void dims_text(char *dst, size_t n, const int64_t *dims, int rank) {
   if (k < n) snprintf(dst + k, n - k, " }");
 }
 
-int record_append(const char *path, const char *instance, kf_op op, const char *const *kv, int nkv, kf_dtype T,
-                  const kf_tensor_desc *in, const npy_array *in_data, int nin, char *err, size_t errlen) {
-  char *b = NULL, line[1024], q[512], tmp[512], path_tmp[4096];
+/* The new manifest text: old (oldlen bytes, NULL for a new file) plus this
+   call's instance. path names the file in messages and a new manifest. */
+int record_text(const char *path, const char *old, size_t oldlen, const char *instance, kf_op op,
+                const char *const *kv, int nkv, kf_dtype T, const kf_tensor_desc *in, const npy_array *in_data,
+                int nin, char **text, size_t *textlen, char *err, size_t errlen) {
+  char *b = NULL, line[1024], q[512], tmp[512];
   size_t len = 0, cap = 0;
-  FILE *f = fopen(path, "rb");
-  int rc = -1, first;
-  if (f) { /* an existing manifest: everything before its footer */
-    long sz;
-    if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) goto io;
-    b = malloc((size_t)sz + 1);
-    if (!b || fread(b, 1, (size_t)sz, f) != (size_t)sz) goto io;
-    b[sz] = 0;
-    len = (size_t)sz;
-    cap = len + 1;
-    fclose(f);
-    f = NULL;
-    if (len < strlen(FOOTER) || strcmp(b + len - strlen(FOOTER), FOOTER) != 0) {
+  int first;
+  *text = NULL;
+  *textlen = 0;
+  if (old) { /* an existing manifest: everything before its footer */
+    size_t fl = strlen(FOOTER);
+    if (oldlen < fl || memcmp(old + oldlen - fl, FOOTER, fl) != 0 || memchr(old, 0, oldlen)) {
       snprintf(err, errlen, "%s is not a manifest written by --record (no closing '%s')", path, "  },\\n}");
-      free(b);
       return -1;
     }
-    len -= strlen(FOOTER);
+    if (!(b = malloc(oldlen + 1))) goto oom;
+    memcpy(b, old, oldlen - fl);
+    len = oldlen - fl;
     b[len] = 0;
+    cap = oldlen + 1;
   } else {
     /* A new manifest, named after the file. */
     const char *base = strrchr(path, '/');
@@ -129,35 +132,74 @@ int record_append(const char *path, const char *instance, kf_op op, const char *
   }
   if (!first && add(&b, &len, &cap, " }")) goto oom;
   if (add(&b, &len, &cap, " },\n" FOOTER)) goto oom;
-
-  snprintf(path_tmp, sizeof path_tmp, "%s.tmp.%ld", path, (long)getpid());
-  f = fopen(path_tmp, "wb");
-  {
-    int ok = f && fwrite(b, 1, len, f) == len;
-    if (f && fclose(f) != 0) ok = 0;
-    f = NULL;
-    if (ok) goto written;
-    unlink(path_tmp);
-    snprintf(err, errlen, "cannot write %s", path_tmp);
-    free(b);
-    return -1;
-  }
-written:
-  if (rename(path_tmp, path) != 0) {
-    unlink(path_tmp);
-    snprintf(err, errlen, "cannot replace %s", path);
-    free(b);
-    return -1;
-  }
-  free(b);
+  *text = b;
+  *textlen = len;
   return 0;
-io:
-  if (f) fclose(f);
-  snprintf(err, errlen, "cannot read %s", path);
-  free(b);
-  return rc;
 oom:
   snprintf(err, errlen, "out of memory while recording");
   free(b);
+  return -1;
+}
+
+typedef struct text_ctx {
+  const char *text;
+  size_t len;
+  const char *path;
+} text_ctx;
+
+static int write_text(FILE *f, void *ctx, char *err, size_t errlen) {
+  const text_ctx *c = ctx;
+  if (fwrite(c->text, 1, c->len, f) == c->len) return 0;
+  snprintf(err, errlen, "%s: write error: %s", c->path, strerror(errno));
+  return -1;
+}
+
+int record_stage(txn *t, int dir, const char *name, const char *path, const char *instance, kf_op op,
+                 const char *const *kv, int nkv, kf_dtype T, const kf_tensor_desc *in, const npy_array *in_data,
+                 int nin, char *err, size_t errlen) {
+  char *old = NULL, *text = NULL;
+  size_t len = 0, cap = 0, textlen;
+  struct stat st;
+  int rc = -1, fd = openat(txn_dirfd(t, dir), name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno != ENOENT) {
+    snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    return -1;
+  }
+  if (fd >= 0) { /* read under the directory's lock: no concurrent append is lost */
+    if (fstat(fd, &st) != 0) {
+      snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+      goto done;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      snprintf(err, errlen, "%s is a directory", path);
+      goto done;
+    }
+    for (;;) {
+      ssize_t got;
+      if (cap - len < 4096) {
+        char *nb = realloc(old, cap = 2 * cap + 65536);
+        if (!nb) {
+          snprintf(err, errlen, "out of memory while recording");
+          goto done;
+        }
+        old = nb;
+      }
+      if ((got = read(fd, old + len, cap - len)) == 0) break;
+      if (got < 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        goto done;
+      }
+      len += (size_t)got;
+    }
+  }
+  if (record_text(path, fd >= 0 ? old : NULL, len, instance, op, kv, nkv, T, in, in_data, nin, &text, &textlen, err,
+                  errlen) == 0) {
+    text_ctx c = { text, textlen, path };
+    rc = txn_file(t, dir, name, write_text, &c, err, errlen);
+  }
+done:
+  if (fd >= 0) close(fd);
+  free(old);
+  free(text);
   return rc;
 }
