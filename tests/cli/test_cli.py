@@ -392,6 +392,33 @@ dw_case("3x3 s2 VALID", 1, 7, 7, 2, 1, 3, 2, "VALID")
 # .kforge-* file (temporaries, backups, journals).
 T0 = time.time()
 x2 = rng.standard_normal(shape).astype(np.float32) - 0.25
+
+# attrs as TF reads them, and KFORGE_ISA as a person writes it (issue 14)
+for lit, want in (("1e-40", np.float32(1e-40)), ("1e-45", np.float32(1e-45)), ("1e-50", np.float32(0)),
+                  ("1e40", np.float32(np.inf))):
+    out = fresh_dir("eps")
+    p = kforge(*[out if a == "OUT" else a for a in v3("--attr", "epsilon=" + lit, "--attr", "is_training=false")])
+    ok = p.returncode == 0
+    if ok:  # frozen statistics: scale_backprop = sum(dy * (x - mean)) * rsqrt(var + eps), var from the inputs
+        var = np.load(files["reserve_space_2"])
+        k = 1 / np.sqrt((var + want).astype(np.float32))
+        ok = np.allclose(np.load(os.path.join(out, "x_backprop.npy")),
+                         dy * (np.load(files["scale"]) * k), rtol=1e-5, atol=1e-6)
+    check(ok, "epsilon=%s accepted and used as %r (TF 2.21 accepts it)" % (lit, float(want)), p.stderr)
+for val in ("garbage", "0", "AVX-2", "avx512f"):
+    out = fresh_dir("isa")
+    p = subprocess.run([KFORGE, *[out if a == "OUT" else a for a in v3()]], capture_output=True, text=True,
+                       env=dict(os.environ, KFORGE_ISA=val))
+    check(p.returncode == 1 and len(p.stderr.splitlines()) == 1 and "KFORGE_ISA" in p.stderr and
+          "scalar, avx2, avx512 or neon" in p.stderr and not os.path.exists(out),
+          "KFORGE_ISA=%r: one error line naming the accepted values, nothing written" % val, p.stderr)
+for val in ("SCALAR", " scalar ", "Scalar"):
+    out = fresh_dir("isa")
+    p = subprocess.run([KFORGE, "run", "FusedBatchNormGradV3", "--verbose", "--out", out, *args_for(V3_IN)],
+                       capture_output=True, text=True, env=dict(os.environ, KFORGE_ISA=val))
+    check(p.returncode == 0 and "__scalar" in p.stderr.splitlines()[0], "KFORGE_ISA=%r selects scalar kernels" % val,
+          p.stderr)
+
 dy2 = rng.standard_normal(shape).astype(np.float32) * 0.5
 B = {"x": save("x_b.npy", x2), "y_backprop": save("dy_b.npy", dy2)}
 
