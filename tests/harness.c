@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "harness.h"
-#include "kfi_kernel.h"
+#include "kfi.h" /* kfg_registry: each kernel's ISA, family and key */
 
-static int passed, failed;
+static int passed, failed, skipped;
 
 int th_check(int cond, const char *fmt, ...) {
   static int verbose = -1;
@@ -27,12 +27,127 @@ int th_check(int cond, const char *fmt, ...) {
   return cond;
 }
 
+void th_skip(const char *fmt, ...) {
+  va_list ap;
+  const char *v = getenv("TH_VERBOSE");
+  skipped++;
+  if (v && strcmp(v, "1") == 0) {
+    fputs("skip - ", stdout);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+  }
+}
+
 int th_done(void) {
-  printf("%d passed, %d failed\n", passed, failed);
+  if (skipped) {
+    unsigned isas = kf_cpu_isas(), b;
+    const char *cap = getenv("KFORGE_ISA");
+    printf("%d cases not applicable here: kernels of an ISA this CPU does not run (it runs", skipped);
+    for (b = 1; b <= KF_ISA_AVX512; b <<= 1)
+      if (isas & b) printf(" %s", kf_isa_name(b));
+    if (cap && *cap) printf(", capped by KFORGE_ISA=%s", cap);
+    printf("); TH_VERBOSE=1 lists them\n");
+  }
+  printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed ? 1 : 0;
 }
 
+/* ------------------------------------------------------------ kernels */
+
+static int registry_index(const char *name) {
+  int i;
+  if (!name) return -1;
+  for (i = 0; i < kfg_registry_count; i++)
+    if (strcmp(kfg_registry[i].name, name) == 0) return i;
+  return -1;
+}
+
+unsigned th_kernel_isa(const char *name) {
+  int i = registry_index(name);
+  return i < 0 ? 0 : kfg_registry[i].isa;
+}
+
+int th_kernel_runnable(const char *name) { return (th_kernel_isa(name) & kf_cpu_isas()) != 0; }
+
+int th_kernel_best_here(const char *name) {
+  const unsigned isas = kf_cpu_isas();
+  int i = registry_index(name), j;
+  const kfi_kernel *k;
+  if (i < 0 || !(kfg_registry[i].isa & isas)) return 0;
+  k = &kfg_registry[i];
+  for (j = 0; j < kfg_registry_count; j++) {
+    const kfi_kernel *v = &kfg_registry[j];
+    if (v->family == k->family && v->generic == k->generic && (v->isa & isas) && v->isa > k->isa &&
+        memcmp(v->key, k->key, sizeof v->key) == 0)
+      return 0;
+  }
+  return 1;
+}
+
+th_forced th_plan_forced(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_tensor_desc *in, int n,
+                         const kf_plan_options *opt, kf_error *err) {
+  const unsigned allowed = kf_cpu_isas() & (opt && opt->isas ? opt->isas : ~0u);
+  const kfi_kernel *k;
+  kf_error local;
+  kf_status st;
+  int i;
+  if (!err) err = &local;
+  memset(err, 0, sizeof *err);
+  err->rule = "";
+  st = kf_plan_op(plan, op, attrs, in, n, opt, err);
+  if (st == KF_OK) return TH_PLANNED;
+  if (st != KF_NO_KERNEL || !opt || !opt->kernel || !err->rule) return TH_REFUSED;
+  if (strcmp(err->rule, "kernel.mismatch") == 0) return TH_OTHER_CONFIG;
+  if (strcmp(err->rule, "kernel.isa") != 0 || (i = registry_index(opt->kernel)) < 0) return TH_REFUSED;
+  k = &kfg_registry[i];
+  if (k->isa & kf_cpu_isas()) return TH_REFUSED; /* this CPU runs it: not the "not available here" case */
+  /* Does the kernel serve this call at all? Ask a variant this CPU runs. */
+  for (i = 0; i < kfg_registry_count; i++) {
+    const kfi_kernel *v = &kfg_registry[i];
+    kf_plan_options o = *opt;
+    kf_plan p;
+    kf_error e;
+    if (v->family != k->family || v->generic != k->generic || !(v->isa & allowed) ||
+        memcmp(v->key, k->key, sizeof v->key) != 0)
+      continue;
+    o.kernel = v->name;
+    memset(&e, 0, sizeof e);
+    e.rule = "";
+    st = kf_plan_op(&p, op, attrs, in, n, &o, &e);
+    if (st == KF_OK) return TH_NOT_HERE;
+    if (st == KF_NO_KERNEL && e.rule && strcmp(e.rule, "kernel.mismatch") == 0) return TH_OTHER_CONFIG;
+    *err = e;
+    return TH_REFUSED;
+  }
+  return TH_NOT_HERE; /* no variant runs here to ask: the ISA refusal stands */
+}
+
+/* ------------------------------------------------------------ data */
+
 void th_seed(th_rng *r, uint64_t seed) { r->s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull; }
+
+uint64_t th_fnv1a(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++) {
+    h ^= (unsigned char)*s;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+uint64_t th_seed_case(th_rng *r, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  uint64_t seed;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  seed = th_fnv1a(buf);
+  th_seed(r, seed);
+  return seed;
+}
 
 uint64_t th_next(th_rng *r) {
   r->s ^= r->s >> 12;

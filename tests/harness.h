@@ -1,8 +1,10 @@
 /*
 ** harness.h -- the tiny test harness of kforge's C tests: checks that
-** print "ok - ..." / "FAIL - ...", a deterministic RNG, dtype rounding and
+** print "ok - ..." / "FAIL - ...", cases that do not apply on this machine
+** ("skip - ..."), per-case deterministic RNG seeds, dtype rounding and
 ** comparison helpers. Every test binary ends with th_done(), which prints
-** "N passed, M failed" and returns the exit status.
+** "N passed, M failed, K skipped" and returns the exit status (skips do not
+** fail a run).
 */
 #ifndef harness_h
 #define harness_h
@@ -12,17 +14,57 @@
 
 #include "kforge.h"
 
-/* Records one check; prints FAIL lines always, ok lines when TH_VERBOSE=1. */
-int th_check(int cond, const char *fmt, ...)
 #if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
+#define TH_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TH_PRINTF(f, a)
 #endif
-  ;
+
+/* Records one check; prints FAIL lines always, ok lines when TH_VERBOSE=1. */
+int th_check(int cond, const char *fmt, ...) TH_PRINTF(2, 3);
+/* Records one case that does not apply on this machine (neither passed nor
+   failed); prints "skip - ..." when TH_VERBOSE=1. */
+void th_skip(const char *fmt, ...) TH_PRINTF(1, 2);
 int th_done(void);
 
+/* ---- kernels this CPU cannot run -------------------------------------- */
+/* The ISA bit (KF_ISA_*) of a kernel of the registry, 0 if there is none of
+   that name. From the registry itself, not from the name. */
+unsigned th_kernel_isa(const char *name);
+/* Whether this CPU runs the kernel: its ISA is in kf_cpu_isas() (which
+   KFORGE_ISA caps). */
+int th_kernel_runnable(const char *name);
+
+/* Whether the kernel runs here and no variant of it (same family and key in
+   the registry) of a better ISA does: what default selection must pick. */
+int th_kernel_best_here(const char *name);
+
+/* kf_plan_op with a kernel forced by name (opt->kernel), classified: */
+typedef enum th_forced {
+  TH_PLANNED,      /* KF_OK: run it */
+  TH_NOT_HERE,     /* the kernel serves the call but needs an ISA this CPU lacks: not applicable */
+  TH_OTHER_CONFIG, /* the kernel serves other configurations (rule kernel.mismatch) */
+  TH_REFUSED       /* any other refusal: a failure (err says why) */
+} th_forced;
+/* TH_NOT_HERE only for the runtime's own refusal "needs ISA x, which is not
+   available here" (status KF_NO_KERNEL, rule kernel.isa) of a kernel whose
+   registry ISA is not in kf_cpu_isas(). As the runtime checks the ISA before
+   the configuration, the call is then planned with a variant of the kernel
+   this CPU runs (same family and key in the registry): if that variant does
+   not serve the call either, the answer is TH_OTHER_CONFIG. */
+th_forced th_plan_forced(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_tensor_desc *in, int n,
+                         const kf_plan_options *opt, kf_error *err);
+
+/* ---- data -------------------------------------------------------------- */
 /* xorshift64*: deterministic across platforms. */
 typedef struct th_rng { uint64_t s; } th_rng;
 void th_seed(th_rng *r, uint64_t seed);
+/* FNV-1a (64-bit) of a string: stable across platforms and runs. */
+uint64_t th_fnv1a(const char *s);
+/* Seeds r from the case's identity (a printf-formatted description of the
+   configuration, shape and case index), so a case's data never depends on
+   which cases ran before it. Returns the seed. */
+uint64_t th_seed_case(th_rng *r, const char *fmt, ...) TH_PRINTF(2, 3);
 uint64_t th_next(th_rng *r);
 double th_uniform(th_rng *r, double lo, double hi); /* [lo, hi) */
 int64_t th_int(th_rng *r, int64_t lo, int64_t hi);  /* [lo, hi] */

@@ -2,8 +2,12 @@
 # kforge's whole test suite: `bash tests/run.sh` from anywhere.
 # Installs what the tests need when it is missing (Debian packages only),
 # then runs every suite: generator, reproducibility of generated/, the C
-# tests with clang, gcc and clang+ASan+UBSan, the CLI, and the PyTorch
-# oracles. Ends with "N passed, M failed"; exits non-zero on any failure.
+# tests with clang, gcc and clang+ASan+UBSan (the clang ones again under
+# KFORGE_ISA=avx2 and KFORGE_ISA=scalar, the paths of CPUs without AVX-512
+# and without AVX2), the CLI, and the PyTorch oracles. Ends with
+# "N passed, M failed, K skipped" (K: cases that do not apply on this CPU,
+# such as forced AVX-512 kernels on a CPU without AVX-512); exits non-zero
+# on any failure.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
@@ -44,25 +48,26 @@ fi
 
 PASSED=0
 FAILED=0
+SKIPPED=0
 PY=/usr/bin/python3
+unset KFORGE_ISA # the plain runs use every ISA the CPU has; the capped reruns below set it
 
 # run_suite NAME CMD...: runs CMD, shows its failures, adds its counts (the
-# last "N passed, M failed" line it prints). A suite that exits non-zero
-# without such a line counts as one failure.
+# last "N passed, M failed[, K skipped]" line it prints). A suite that exits
+# non-zero without such a line counts as one failure.
 run_suite() {
   local name=$1; shift
-  local log="$LOGDIR/${name//\//_}.log" start=$SECONDS rc p f line
+  local log="$LOGDIR/${name//\//_}.log" start=$SECONDS rc p f s line
   "$@" >"$log" 2>&1
   rc=$?
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-  if [ -n "$line" ]; then
-    p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
-  else
-    p=0; f=0
+  p=0; f=0; s=0
+  if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
+    p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; s=${BASH_REMATCH[4]:-0}
   fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
-  printf '%-28s %6d passed, %d failed  (%ds)\n' "$name" "$p" "$f" $((SECONDS - start))
+  PASSED=$((PASSED + p)); FAILED=$((FAILED + f)); SKIPPED=$((SKIPPED + s))
+  printf '%-30s %6d passed, %d failed, %d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $((SECONDS - start))
   if [ "$f" -ne 0 ]; then
     grep -E '^FAIL|error|Error|ERROR' "$log" | head -40 | sed 's/^/    /'
     [ -z "$line" ] && tail -20 "$log" | sed 's/^/    /'
@@ -79,10 +84,21 @@ run_suite build-clang build
 run_suite build-gcc build -f ninja/gcc.ninja
 run_suite build-asan build -f ninja/asan.ninja
 
+KERNEL_TESTS="test_api test_bngrad test_dwbpi test_nonfinite test_threads test_parallel test_parallel_dwbpi"
 for cfg in build build-gcc build-asan; do
-  for t in test_api test_npy test_bngrad test_dwbpi test_nonfinite test_threads test_parallel test_parallel_dwbpi; do
+  for t in test_npy $KERNEL_TESTS; do
     [ -e "$cfg/tests/$t" ] || { run_suite "$cfg/$t" false; continue; }
     run_suite "$cfg/$t" "$cfg/tests/$t"
+  done
+done
+# The kernel tests again with the ISAs capped, as on a CPU without AVX-512
+# and on one without AVX2 (test_api checks that default selection then picks
+# the capped kernels). The clang build only: the code paths are the same in
+# every build, and the gcc and ASan builds would add minutes.
+for cap in avx2 scalar; do
+  for t in $KERNEL_TESTS; do
+    [ -e "build/tests/$t" ] || { run_suite "build/$t@$cap" false; continue; }
+    run_suite "build/$t@$cap" env KFORGE_ISA=$cap "build/tests/$t"
   done
 done
 
@@ -96,5 +112,5 @@ run_suite oracle-dwbpi $PY tests/oracle/dwbpi_torch.py build/kforge
 run_suite models sh tests/models/test_models.sh
 run_suite tuning sh tests/tuning/test_tuning.sh
 
-echo "$PASSED passed, $FAILED failed"
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]

@@ -274,6 +274,9 @@ static void isa_selection(void) {
   kf_plan_options o;
   kf_error e;
   unsigned isas = kf_cpu_isas(), b;
+  const char *env = getenv("KFORGE_ISA");
+  char cap[16]; /* the cap this run was started with (tests/run.sh's capped reruns), restored at the end */
+  snprintf(cap, sizeof cap, "%s", env ? env : "");
   kf_attrs_init(V2, &a);
   bn_inputs(in, KF_FLOAT, 4, d4, 16);
   th_check((isas & KF_ISA_SCALAR) != 0, "the CPU runs scalar kernels (isas 0x%x)", isas);
@@ -296,6 +299,9 @@ static void isa_selection(void) {
     o.kernel = "kfg_bngrad_f32_nhwc_train__avx512";
     th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_NO_KERNEL && strcmp(e.rule, "kernel.isa") == 0,
              "forcing a kernel of an excluded ISA: %s", e.message);
+  } else {
+    th_skip("uncapped on an AVX-512 CPU: selects an avx512 kernel (this CPU, as capped, has no AVX-512)");
+    th_skip("forcing a kernel of an excluded ISA (needs an AVX-512 CPU)");
   }
   setenv("KFORGE_ISA", "scalar", 1);
   th_check(kf_cpu_isas() == KF_ISA_SCALAR && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK &&
@@ -322,7 +328,151 @@ static void isa_selection(void) {
     th_check(kf_cpu_isas() == isas && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK, "blank KFORGE_ISA caps nothing");
   }
   unsetenv("KFORGE_ISA");
-  th_check(kf_cpu_isas() == isas, "without KFORGE_ISA every detected ISA is back");
+  th_check((kf_cpu_isas() & isas) == isas, "without KFORGE_ISA every detected ISA is back");
+  if (*cap) setenv("KFORGE_ISA", cap, 1);
+  th_check(kf_cpu_isas() == isas, "KFORGE_ISA restored to \"%s\"", cap);
+}
+
+/* A run capped by KFORGE_ISA (tests/run.sh runs the C tests again under
+   KFORGE_ISA=avx2 and KFORGE_ISA=scalar) really runs the capped kernels:
+   default selection picks, for every configuration of the default set, the
+   best variant the capped CPU runs, and under KFORGE_ISA=scalar a portable
+   one. Without a cap, the same holds for every ISA the CPU has. */
+static void capped_selection(void) {
+  static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT, KF_DOUBLE };
+  const kf_op BN = KF_OP_FUSED_BATCH_NORM_GRAD_V3, DW = KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT;
+  const char *cap = getenv("KFORGE_ISA");
+  const int scalar_only = cap && strcmp(cap, "scalar") == 0;
+  const unsigned isas = kf_cpu_isas();
+  int t, f, m, n = 0, best = 0, scalar = 0;
+  if (scalar_only)
+    th_check(isas == KF_ISA_SCALAR, "KFORGE_ISA=scalar: the CPU runs scalar kernels only (isas 0x%x)", isas);
+  if (cap && strcmp(cap, "avx2") == 0)
+    th_check(!(isas & KF_ISA_AVX512), "KFORGE_ISA=avx2: no AVX-512 (isas 0x%x)", isas);
+  for (t = 0; t < 4; t++)
+    for (f = 0; f < 2; f++)
+      for (m = 0; m < 2; m++) {
+        kf_tensor_desc in[6];
+        kf_attrs a;
+        kf_plan p;
+        kf_error e;
+        kf_status st;
+        int32_t sizes[4];
+        if (m == 0 && ts[t] == KF_DOUBLE) continue; /* batch norm: half, bfloat16, float */
+        if (ts[t] != KF_DOUBLE) { /* batch norm, training (m = 1) and inference (m = 0) */
+          int64_t d4[4] = { 2, 5, 6, 16 };
+          kf_attrs_init(BN, &a);
+          a.T = ts[t];
+          a.data_format = f ? KF_NCHW : KF_NHWC;
+          a.is_training = m;
+          bn_inputs(in, ts[t], 4, d4, f ? 5 : 16);
+          st = kf_plan_op(&p, BN, &a, in, 6, NULL, &e);
+          n++;
+          if (!th_check(st == KF_OK, "capped selection: batch norm plan: %s", e.message)) continue;
+          best += th_kernel_best_here(kf_plan_kernel_name(&p));
+          scalar += th_kernel_isa(kf_plan_kernel_name(&p)) == KF_ISA_SCALAR;
+          th_check(th_kernel_best_here(kf_plan_kernel_name(&p)) &&
+                     (!scalar_only || th_kernel_isa(kf_plan_kernel_name(&p)) == KF_ISA_SCALAR),
+                   "selection (KFORGE_ISA=%s): batch norm T=%s %s %s runs %s, the best variant this CPU runs",
+                   cap ? cap : "", kf_dtype_name(ts[t]), f ? "NCHW" : "NHWC", m ? "train" : "infer",
+                   kf_plan_kernel_name(&p));
+        }
+        if (m == 1) { /* depthwise 3x3, stride 1, multiplier 1, SAME: a specialization for every dtype and layout */
+          int64_t four[1] = { 4 }, fd[4] = { 3, 3, 8, 1 }, gd[4];
+          kf_attrs_init(DW, &a);
+          kf_attrs_set(DW, &a, "data_format", f ? "NCHW" : "NHWC", NULL);
+          kf_attrs_set(DW, &a, "padding", "SAME", NULL);
+          kf_attrs_set(DW, &a, "strides", "1,1,1,1", NULL);
+          sizes[0] = 2, sizes[1] = f ? 8 : 9, sizes[2] = f ? 9 : 10, sizes[3] = f ? 10 : 8;
+          gd[0] = sizes[0], gd[1] = sizes[1], gd[2] = sizes[2], gd[3] = sizes[3];
+          in[0] = th_desc(KF_INT32, 1, four);
+          in[0].host_data = sizes;
+          in[1] = th_desc(ts[t], 4, fd);
+          in[2] = th_desc(ts[t], 4, gd);
+          st = kf_plan_op(&p, DW, &a, in, 3, NULL, &e);
+          n++;
+          if (!th_check(st == KF_OK, "capped selection: depthwise plan: %s", e.message)) continue;
+          best += th_kernel_best_here(kf_plan_kernel_name(&p));
+          scalar += th_kernel_isa(kf_plan_kernel_name(&p)) == KF_ISA_SCALAR;
+          th_check(th_kernel_best_here(kf_plan_kernel_name(&p)) &&
+                     (!scalar_only || th_kernel_isa(kf_plan_kernel_name(&p)) == KF_ISA_SCALAR),
+                   "selection (KFORGE_ISA=%s): depthwise T=%s %s runs %s, the best variant this CPU runs",
+                   cap ? cap : "", kf_dtype_name(ts[t]), f ? "NCHW" : "NHWC", kf_plan_kernel_name(&p));
+        }
+      }
+  printf("selection%s%s: %d of %d configurations run the best variant this CPU runs, %d of them scalar\n",
+         cap ? " under KFORGE_ISA=" : "", cap ? cap : "", best, n, scalar);
+  if (isas & (KF_ISA_AVX2 | KF_ISA_AVX512 | KF_ISA_NEON))
+    th_check(scalar < n, "with SIMD available (isas 0x%x) some configuration runs a SIMD kernel", isas);
+}
+
+/* th_plan_forced (tests/harness.c), on which every suite that forces kernels
+   relies: only the runtime's "needs ISA x, which is not available here"
+   refusal of a kernel this CPU lacks the ISA of, for a call the kernel
+   serves, is "not applicable"; everything else keeps its meaning. Checked
+   against the runtime: a CPU without SIMD is simulated with
+   KFORGE_ISA=scalar, and where this CPU runs the kernel, the capped answer
+   must agree with the uncapped one. */
+static void forced_classification(void) {
+  const kf_op V2 = KF_OP_FUSED_BATCH_NORM_GRAD_V2;
+  int64_t d4[4] = { 2, 3, 4, 16 };
+  kf_tensor_desc in[6];
+  kf_attrs a;
+  kf_plan p;
+  kf_plan_options o;
+  kf_error e;
+  th_forced got;
+  const char *env = getenv("KFORGE_ISA");
+  char cap[16];
+  int i, simd = 0, not_here = 0, other = 0;
+  snprintf(cap, sizeof cap, "%s", env ? env : "");
+  kf_attrs_init(V2, &a);
+  bn_inputs(in, KF_FLOAT, 4, d4, 16);
+  memset(&o, 0, sizeof o);
+  o.kernel = "kfg_no_such_kernel";
+  got = th_plan_forced(&p, V2, &a, in, 5, &o, &e);
+  th_check(got == TH_REFUSED && strcmp(e.rule, "kernel.unknown") == 0, "forced: an unknown kernel fails (%d %s)", got,
+           e.rule);
+  o.kernel = "kfg_bngrad_f16_nchw_infer__scalar";
+  got = th_plan_forced(&p, V2, &a, in, 5, &o, &e);
+  th_check(got == TH_OTHER_CONFIG, "forced: a kernel of another configuration serves other configurations (%d %s)", got,
+           e.rule);
+  o.kernel = "kfg_bngrad_f32_nhwc_train__scalar";
+  got = th_plan_forced(&p, V2, &a, in, 5, &o, &e);
+  th_check(got == TH_PLANNED, "forced: the scalar kernel of the configuration plans (%d %s)", got, e.message);
+  o.isas = KF_ISA_AVX512 | KF_ISA_NEON; /* the call's own option excludes scalar: the CPU runs it, so not N/A */
+  got = th_plan_forced(&p, V2, &a, in, 5, &o, &e);
+  th_check(got == TH_REFUSED && strcmp(e.rule, "kernel.isa") == 0,
+           "forced: an ISA refusal of a kernel this CPU runs is a failure, not N/A (%d %s)", got, e.rule);
+  o.isas = 0;
+  for (i = 0; i < kfg_registry_count; i++) {
+    const kfi_kernel *k = &kfg_registry[i];
+    th_forced capped, real;
+    int runs;
+    if (k->isa == KFI_ISA_SCALAR || strncmp(k->name, "kfg_bngrad_", 11) != 0) continue;
+    simd++;
+    o.kernel = k->name;
+    setenv("KFORGE_ISA", "scalar", 1);
+    capped = th_plan_forced(&p, V2, &a, in, 5, &o, &e);
+    unsetenv("KFORGE_ISA");
+    runs = th_kernel_runnable(k->name);
+    real = th_plan_forced(&p, V2, &a, in, 5, &o, &e);
+    not_here += capped == TH_NOT_HERE;
+    other += capped == TH_OTHER_CONFIG;
+    if (runs)
+      th_check((capped == TH_NOT_HERE && real == TH_PLANNED) || (capped == TH_OTHER_CONFIG && real == TH_OTHER_CONFIG),
+               "forced %s: N/A under KFORGE_ISA=scalar exactly where this CPU runs it (%d, %d)", k->name, capped, real);
+    else
+      th_check(capped == real && (capped == TH_NOT_HERE || capped == TH_OTHER_CONFIG),
+               "forced %s: this CPU lacks its ISA: N/A or another configuration, capped or not (%d, %d)", k->name,
+               capped, real);
+  }
+  if (*cap) setenv("KFORGE_ISA", cap, 1);
+  if (simd)
+    th_check(not_here > 0 && other > 0, "forced SIMD kernels under KFORGE_ISA=scalar: %d N/A, %d other configurations",
+             not_here, other);
+  else
+    th_skip("forced SIMD kernels under KFORGE_ISA=scalar: this kernel set has none");
 }
 
 /* The runtime's own printf (no stdio in the library). */
@@ -348,6 +498,8 @@ int main(void) {
   op_tables();
   api_misuse();
   isa_selection();
+  capped_selection();
+  forced_classification();
   formatter();
   /* Every rule of specs/ops/bngrad.lua has a negative test above. */
   for (i = 0; i < KFG_RULE_COUNT; i++) {

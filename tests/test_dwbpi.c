@@ -168,8 +168,10 @@ static int make_descs(const dcase *d, ref_dwbpi_conf *rc, kf_tensor_desc in[3]) 
 static int64_t numel4(const kf_tensor_desc *t) { return t->dims[0] * t->dims[1] * t->dims[2] * t->dims[3]; }
 
 /* Plans (with opt), checks the kernel name if want_kernel, runs and compares
-   with the reference. Returns 1 if the case was run, 0 if invalid. */
-static int run_case(const dcase *d, const kf_plan_options *opt, const char *want_kernel, th_rng *rng, const char *how) {
+   with the reference. Returns 1 if the case is valid (run, or not applicable
+   on this CPU: a forced kernel of an ISA it lacks), 0 if invalid. The data
+   comes from the case's own seed (its description), whatever ran before. */
+static int run_case(const dcase *d, const kf_plan_options *opt, const char *want_kernel, const char *how) {
   ref_dwbpi_conf rc;
   kf_tensor_desc in[3];
   kf_attrs at;
@@ -184,12 +186,24 @@ static int run_case(const dcase *d, const kf_plan_options *opt, const char *want
   const void *ins[3];
   void *outs[1];
   const kf_tensor_desc *od;
+  th_rng rng[1];
 
   if (!make_descs(d, &rc, in)) return 0;
   describe(d, what, sizeof what);
+  th_seed_case(rng, "test_dwbpi %s", what);
   make_attrs(d, &at);
   memset(&err, 0, sizeof err);
-  st = kf_plan_op(&plan, OP, &at, in, 3, opt, &err);
+  if (opt && opt->kernel) {
+    th_forced r = th_plan_forced(&plan, OP, &at, in, 3, opt, &err);
+    if (r == TH_NOT_HERE) {
+      th_skip("%s plan %s: %s", how, what, err.message);
+      return 1;
+    }
+    /* any other refusal, "serves other configurations" included, fails below */
+    st = r == TH_PLANNED ? KF_OK : err.status != KF_OK ? err.status : KF_NO_KERNEL;
+  } else {
+    st = kf_plan_op(&plan, OP, &at, in, 3, opt, &err);
+  }
   if (!th_check(st == KF_OK, "%s plan %s: %s %s", how, what, kf_status_name(st), err.message)) return 1;
   if (want_kernel)
     th_check(strcmp(kf_plan_kernel_name(&plan), want_kernel) == 0, "%s select %s: got %s, want %s", how, what,
@@ -355,25 +369,32 @@ static void generic_case(kf_dtype T, th_rng *r, dcase *d) {
 static void generic_name(kf_dtype T, char *buf, size_t n) { snprintf(buf, n, "kfg_dwbpi_%s_generic__scalar", tag_of(T)); }
 
 /* The specialization's name with the ISA selection should pick: its first
-   variant in registry order (best ISA first) that this CPU runs. */
+   variant in registry order (best ISA first) that this CPU runs (as capped
+   by KFORGE_ISA: a capped run must select the capped variant). */
 static void special_name(kf_dtype T, int nchw, int k, int s, int dm, char *buf, size_t n) {
-  int i, b;
+  int i;
   size_t len;
   snprintf(buf, n, "kfg_dwbpi_%s_%s_k%dx%ds%dx%dd1x1m%d__", tag_of(T), nchw ? "nchw" : "nhwc", k, k, s, s, dm);
   len = strlen(buf);
   for (i = 0; i < kf_kernel_count(); i++) {
     const char *name = kf_kernel_name(i);
-    if (strncmp(name, buf, len) != 0) continue;
-    for (b = 1; b <= 8; b <<= 1)
-      if ((kf_cpu_isas() & (unsigned)b) && strcmp(name + len, kf_isa_name((unsigned)b)) == 0) {
-        snprintf(buf, n, "%s", name);
-        return;
-      }
+    if (strncmp(name, buf, len) == 0 && th_kernel_runnable(name)) {
+      snprintf(buf, n, "%s", name);
+      return;
+    }
   }
 }
 
-static void test_every_kernel(th_rng *r) {
+/* The identity of a kernel's v-th case: its configuration without the ISA,
+   so every ISA variant of a configuration gets the same shapes and data. */
+static void seed_kernel_case(th_rng *r, const kconf *k, const char *what, int v) {
+  th_seed_case(r, "test_dwbpi every kernel: T=%s %s generic=%d k%dx%d s%dx%d d%dx%d m%d %s %d", tag_of(k->T),
+               k->nchw ? "nchw" : "nhwc", k->generic, k->kh, k->kw, k->sh, k->sw, k->dh, k->dw, k->dm, what, v);
+}
+
+static void test_every_kernel(void) {
   int i, nk = 0, ns = 0, ng = 0, nscalar = 0, v, j, ran;
+  th_rng r[1];
   for (i = 0; i < kf_kernel_count(); i++) {
     const char *name = kf_kernel_name(i);
     kconf k;
@@ -386,25 +407,28 @@ static void test_every_kernel(th_rng *r) {
     opt.kernel = name;
     if (!k.generic) {
       ns++;
-      nscalar += strstr(name, "__scalar") != NULL;
+      nscalar += th_kernel_isa(name) == KF_ISA_SCALAR;
       for (v = 0; v < 8; v++) {
+        seed_kernel_case(r, &k, "variant", v);
         for (j = 0, ran = 0; j < 20 && !ran; j++) {
           special_case(&k, v % 7, r, &d);
-          ran = run_case(&d, &opt, name, r, "forced");
+          ran = run_case(&d, &opt, name, "forced");
         }
         th_check(ran, "%s: no valid case for variant %d", name, v);
       }
     } else {
       ng++;
       for (v = 0; v < 120; v++) {
+        seed_kernel_case(r, &k, "random", v);
         generic_case(k.T, r, &d);
-        run_case(&d, &opt, name, r, "forced");
+        run_case(&d, &opt, name, "forced");
       }
       memset(&opt, 0, sizeof opt);
       opt.generic_only = 1;
       for (v = 0; v < 40; v++) {
+        seed_kernel_case(r, &k, "generic_only", v);
         special_case(&(kconf){ 0, k.T, ri(r, 0, 1), 3, 3, 1, 1, 1, 1, 1 }, v % 6, r, &d);
-        run_case(&d, &opt, name, r, "generic_only");
+        run_case(&d, &opt, name, "generic_only");
       }
     }
   }
@@ -415,11 +439,12 @@ static void test_every_kernel(th_rng *r) {
 }
 
 /* ------------------------------------------------------------------ selection */
-static void test_selection(th_rng *r) {
+static void test_selection(void) {
   static const int ks[] = { 1, 3, 5, 7 };
   char want[96];
   int ti, nchw, ki, s, dm, pad, j;
   dcase d;
+  th_rng r[1];
   for (ti = 0; ti < 4; ti++)
     for (nchw = 0; nchw < 2; nchw++)
       for (ki = 0; ki < 4; ki++)
@@ -428,10 +453,12 @@ static void test_selection(th_rng *r) {
             for (pad = 0; pad < 3; pad++) {
               kconf k = { 0, dtypes[ti], nchw, ks[ki], ks[ki], s, s, 1, 1, dm };
               special_name(dtypes[ti], nchw, ks[ki], s, dm, want, sizeof want);
+              th_seed_case(r, "test_dwbpi selection T=%s %s k%d s%d m%d %s", tag_of(dtypes[ti]), nchw ? "nchw" : "nhwc",
+                           ks[ki], s, dm, pad_names[pad]);
               for (j = 0; j < 20; j++) {
                 special_case(&k, 0, r, &d);
                 d.pad = (kf_padding)pad;
-                if (run_case(&d, NULL, want, r, "default")) break;
+                if (run_case(&d, NULL, want, "default")) break;
               }
             }
   /* Everything else: the generic kernel. */
@@ -452,10 +479,11 @@ static void test_selection(th_rng *r) {
       generic_name(dtypes[ti], want, sizeof want);
       for (pad = 0; pad < 3; pad++) {
         int tries;
+        th_seed_case(r, "test_dwbpi generic selection T=%s case %d %s", tag_of(dtypes[ti]), j, pad_names[pad]);
         for (tries = 0; tries < 20; tries++) {
           special_case(&k, 5, r, &d);
           d.pad = (kf_padding)pad;
-          if (run_case(&d, NULL, want, r, "default")) break;
+          if (run_case(&d, NULL, want, "default")) break;
         }
       }
     }
@@ -478,7 +506,7 @@ static dcase base_case(kf_dtype T, int nchw) {
   return d;
 }
 
-static void test_edges(th_rng *r) {
+static void test_edges(void) {
   kf_plan_options gen = { NULL, 1, 0, NULL };
   char name[96];
   int ti, nchw;
@@ -492,33 +520,33 @@ static void test_edges(th_rng *r) {
       d.sh = d.sw = 4;
       d.pad = KF_VALID;
       generic_name(T, name, sizeof name);
-      th_check(run_case(&d, NULL, name, r, "quirk k5 s4"), "quirk case valid");
+      th_check(run_case(&d, NULL, name, "quirk k5 s4"), "quirk case valid");
       /* the same with a specialized kernel: k5 s2, in=2 -> (2-5+2)/2 = 0 */
       d.sh = d.sw = 2;
       special_name(T, nchw, 5, 2, 1, name, sizeof name);
-      th_check(run_case(&d, NULL, name, r, "quirk k5 s2"), "quirk case valid");
+      th_check(run_case(&d, NULL, name, "quirk k5 s2"), "quirk case valid");
       /* depth multiplier 0: out_depth 0, output zeros */
       d = base_case(T, nchw);
       d.m = 0;
       generic_name(T, name, sizeof name);
-      run_case(&d, NULL, name, r, "multiplier 0");
+      run_case(&d, NULL, name, "multiplier 0");
       /* empty output: no kernel */
       d = base_case(T, nchw);
       d.n = 0;
-      run_case(&d, NULL, "none (empty output)", r, "empty batch");
+      run_case(&d, NULL, "none (empty output)", "empty batch");
       d = base_case(T, nchw);
       d.c = 0;
-      run_case(&d, NULL, "none (empty output)", r, "empty depth");
+      run_case(&d, NULL, "none (empty output)", "empty depth");
       d = base_case(T, nchw);
       d.h = 0;
       d.pad = KF_VALID;
       d.kh = 1;
-      run_case(&d, NULL, "none (empty output)", r, "empty rows");
+      run_case(&d, NULL, "none (empty output)", "empty rows");
       /* H=W=1, C=1, multipliers 1..3, each padding, generic too */
       for (d.m = 1; d.m <= 3; d.m++) {
         d = (dcase){ T, nchw, 1, 1, 1, 1, d.m, 3, 3, 1, 1, 1, 1, KF_SAME, { 0, 0, 0, 0 } };
-        run_case(&d, NULL, NULL, r, "1x1");
-        run_case(&d, &gen, NULL, r, "1x1 generic");
+        run_case(&d, NULL, NULL, "1x1");
+        run_case(&d, &gen, NULL, "1x1 generic");
       }
       /* dilation with each padding mode, unequal strides */
       {
@@ -537,7 +565,7 @@ static void test_edges(th_rng *r) {
           d.ep[1] = 2;
           d.ep[2] = 3;
           d.ep[3] = 0;
-          run_case(&d, NULL, NULL, r, "dilation");
+          run_case(&d, NULL, NULL, "dilation");
         }
       }
       /* large explicit padding with a specialized kernel */
@@ -548,7 +576,7 @@ static void test_edges(th_rng *r) {
       d.ep[2] = 8;
       d.ep[3] = 10;
       special_name(T, nchw, 3, 1, 1, name, sizeof name);
-      run_case(&d, NULL, name, r, "large padding");
+      run_case(&d, NULL, name, "large padding");
       /* huge explicit padding and stride: big-number arithmetic */
       d = base_case(T, nchw);
       d.h = 3;
@@ -558,12 +586,12 @@ static void test_edges(th_rng *r) {
       d.pad = KF_EXPLICIT;
       d.ep[0] = (int64_t)1 << 40;
       d.ep[1] = 5;
-      run_case(&d, NULL, NULL, r, "huge padding");
+      run_case(&d, NULL, NULL, "huge padding");
     }
 }
 
 /* ------------------------------------------------------------------ API */
-static void test_api(th_rng *r) {
+static void test_api(void) {
   dcase d = base_case(KF_HALF, 0);
   ref_dwbpi_conf rc;
   kf_tensor_desc in[3];
@@ -579,7 +607,12 @@ static void test_api(th_rng *r) {
   size_t sb, i;
   const void *ins[3];
   void *outs[1];
+  const char *cap = getenv("KFORGE_ISA");
+  char saved_cap[16];
+  th_rng r[1];
 
+  th_seed_case(r, "test_dwbpi api: typed entry point");
+  snprintf(saved_cap, sizeof saved_cap, "%s", cap ? cap : "");
   /* typed entry point, T inferred from the filter */
   d.m = 2;
   d.sh = d.sw = 2;
@@ -625,7 +658,8 @@ static void test_api(th_rng *r) {
   st = kf_execute(&plan, ins, outs, scratch, sb, &err);
   th_check(st == KF_INVALID_ARGUMENT && strcmp(err.rule, "api.null") == 0, "execute: NULL filter");
   free(scratch);
-  unsetenv("KFORGE_ISA");
+  if (cap) setenv("KFORGE_ISA", saved_cap, 1); /* a capped run (tests/run.sh) stays capped */
+  else unsetenv("KFORGE_ISA");
   /* forcing a kernel that does not serve the configuration */
   opt.kernel = "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar";
   st = kf_plan_op(&plan, OP, &at, in, 3, &opt, &err);
@@ -786,16 +820,14 @@ static void test_negative(void) {
 }
 
 int main(void) {
-  th_rng r;
-  th_seed(&r, 20240611);
   if (getenv("KFORGE_TEST_EVERY_KERNEL_ONLY")) { /* another kernel set (tests/tuning): its kernels only */
-    test_every_kernel(&r);
+    test_every_kernel();
     return th_done();
   }
   test_negative();
-  test_api(&r);
-  test_edges(&r);
-  test_selection(&r);
-  test_every_kernel(&r);
+  test_api();
+  test_edges();
+  test_selection();
+  test_every_kernel();
   return th_done();
 }

@@ -26,8 +26,6 @@
 
 #include "harness.h"
 
-static th_rng rng;
-
 static int finite_at(kf_dtype t, const void *buf, size_t i) { return isfinite(th_load(t, buf, i)); }
 static int nan_at(kf_dtype t, const void *buf, size_t i) { return isnan(th_load(t, buf, i)); }
 
@@ -54,13 +52,17 @@ static void bn_one(kf_op op, kf_dtype t, kf_data_format fmt, int rank, const int
   float *scale, *mean, *var, *dscale, *doff;
   size_t es = kf_dtype_size(t), sb;
   kf_status st;
-  char what_s[200];
-  int ok, k;
+  char what_s[200], dims_s[80];
+  int ok, k, w;
+  th_rng rng[1];
 
   for (k = 0; k < rank; k++) numel *= dims[k];
   for (k = last ? 1 : 2; k < (last ? rank - 1 : rank); k++) s *= dims[k];
   snprintf(what_s, sizeof what_s, "%s %s %s %s rank %d %s%s: %s", kf_op_name(op), kf_dtype_name(t), fmt_names[fmt],
            training ? "train" : "infer", rank, generic ? "generic" : "selected", "", case_names[what]);
+  for (k = 0, w = 0; k < rank && w >= 0 && (size_t)w < sizeof dims_s; k++)
+    w += snprintf(dims_s + w, sizeof dims_s - (size_t)w, k ? ",%lld" : "[%lld", (long long)dims[k]);
+  th_seed_case(rng, "test_nonfinite %s %s]", what_s, dims_s); /* the case's own data */
   kf_attrs_init(op, &a);
   a.data_format = fmt;
   a.is_training = training;
@@ -82,18 +84,18 @@ static void bn_one(kf_op op, kf_dtype t, kf_data_format fmt, int rank, const int
   dscale = malloc((size_t)c * 4), doff = malloc((size_t)c * 4);
   scratch = sb ? malloc(sb) : NULL;
   for (i = 0; i < numel; i++) {
-    th_store(t, dy, (size_t)i, th_uniform(&rng, 0.1, 1.0) * (th_next(&rng) & 1 ? 1 : -1));
-    th_store(t, x, (size_t)i, th_uniform(&rng, -2, 2));
+    th_store(t, dy, (size_t)i, th_uniform(rng, 0.1, 1.0) * (th_next(rng) & 1 ? 1 : -1));
+    th_store(t, x, (size_t)i, th_uniform(rng, -2, 2));
   }
   for (i = 0; i < c; i++) {
-    scale[i] = (float)th_uniform(&rng, 0.5, 1.5);
-    mean[i] = (float)th_uniform(&rng, -0.1, 0.1) + 0.0123f; /* x - mean never exactly 0 in practice */
-    var[i] = (float)th_uniform(&rng, 0.5, 2);
+    scale[i] = (float)th_uniform(rng, 0.5, 1.5);
+    mean[i] = (float)th_uniform(rng, -0.1, 0.1) + 0.0123f; /* x - mean never exactly 0 in practice */
+    var[i] = (float)th_uniform(rng, 0.5, 2);
   }
   /* the poisoned channel and element (index in the [n, s, c] / [n, c, s] view) */
-  pc = (int64_t)(th_next(&rng) % (uint64_t)c);
+  pc = (int64_t)(th_next(rng) % (uint64_t)c);
   {
-    int64_t n = (int64_t)(th_next(&rng) % (uint64_t)dims[0]), sp = (int64_t)(th_next(&rng) % (uint64_t)s);
+    int64_t n = (int64_t)(th_next(rng) % (uint64_t)dims[0]), sp = (int64_t)(th_next(rng) % (uint64_t)s);
     pi = last ? (n * s + sp) * c + pc : (n * c + pc) * s + sp;
   }
   if (what == DY_NAN) th_store(t, dy, (size_t)pi, NAN);
@@ -192,10 +194,12 @@ static void dw_one(kf_dtype t, int nchw, int same, int64_t k, int64_t s, int64_t
   char buf[64], what_s[200];
   kf_status st;
   int ok;
+  th_rng rng[1];
 
   snprintf(what_s, sizeof what_s, "depthwise %s %s %s k%lld s%lld d%lld m%lld %s: %s in out_backprop",
            kf_dtype_name(t), nchw ? "NCHW" : "NHWC", same ? "SAME" : "VALID", (long long)k, (long long)s,
            (long long)d, (long long)m, generic ? "generic" : "selected", use_inf ? "Inf" : "NaN");
+  th_seed_case(rng, "test_nonfinite %s", what_s); /* the case's own data */
   kf_attrs_init(KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, &a);
   kf_attrs_set(KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, &a, "data_format", nchw ? "NCHW" : "NHWC", NULL);
   kf_attrs_set(KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, &a, "padding", same ? "SAME" : "VALID", NULL);
@@ -218,13 +222,13 @@ static void dw_one(kf_dtype t, int nchw, int same, int64_t k, int64_t s, int64_t
   if (!th_check(st == KF_OK, "%s: plan (%s)", what_s, st == KF_OK ? "" : err.message)) return;
   sb = kf_plan_scratch_bytes(&plan);
   f = malloc(nf * es), g = malloc(ng * es), dx = malloc(nx * es), scratch = sb ? malloc(sb) : NULL;
-  for (i = 0; i < (int64_t)nf; i++) th_store(t, f, (size_t)i, (th_next(&rng) % 4 == 0) ? 0.0 : th_uniform(&rng, -1, 1));
-  for (i = 0; i < (int64_t)ng; i++) th_store(t, g, (size_t)i, th_uniform(&rng, -1, 1));
+  for (i = 0; i < (int64_t)nf; i++) th_store(t, f, (size_t)i, (th_next(rng) % 4 == 0) ? 0.0 : th_uniform(rng, -1, 1));
+  for (i = 0; i < (int64_t)ng; i++) th_store(t, g, (size_t)i, th_uniform(rng, -1, 1));
   /* the poisoned out_backprop element (b, oy, ox, k) */
-  pb = (int64_t)(th_next(&rng) % (uint64_t)n);
-  poy = (int64_t)(th_next(&rng) % (uint64_t)oh);
-  pox = (int64_t)(th_next(&rng) % (uint64_t)ow);
-  pk = (int64_t)(th_next(&rng) % (uint64_t)cm);
+  pb = (int64_t)(th_next(rng) % (uint64_t)n);
+  poy = (int64_t)(th_next(rng) % (uint64_t)oh);
+  pox = (int64_t)(th_next(rng) % (uint64_t)ow);
+  pk = (int64_t)(th_next(rng) % (uint64_t)cm);
   if (use_inf) /* Inf * 0 is NaN: keep the filter nonzero for this channel */
     for (i = 0; i < k * k; i++)
       if (th_load(t, f, (size_t)(i * cm + pk)) == 0) th_store(t, f, (size_t)(i * cm + pk), 0.5);
@@ -269,7 +273,6 @@ static void depthwise(void) {
 }
 
 int main(void) {
-  th_seed(&rng, 20261122);
   batch_norm();
   depthwise();
   return th_done();

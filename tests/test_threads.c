@@ -47,7 +47,6 @@ static void *fill(kf_dtype t, size_t n, th_rng *r, double lo, double hi, size_t 
 
 static void setup_job(job *j, int idx) {
   th_rng r;
-  th_seed(&r, 1000u + (unsigned)idx);
   memset(j, 0, sizeof *j);
   j->kind = idx % 2;
   j->t = (idx / 2) % 3 == 0 ? KF_FLOAT : (idx / 2) % 3 == 1 ? KF_HALF : KF_BFLOAT16;
@@ -55,6 +54,10 @@ static void setup_job(job *j, int idx) {
   j->training = idx % 4 != 3;
   j->generic = idx == 6 || idx == 7;
   j->stride = 1 + (idx / 4) % 2;
+  /* the job's own data, from its identity */
+  th_seed_case(&r, "test_threads job %d: %s T=%s %s training=%d generic=%d stride=%lld", idx,
+               j->kind ? "dwbpi" : "bngrad", kf_dtype_name(j->t), j->nchw ? "NCHW" : "NHWC", j->training, j->generic,
+               (long long)j->stride);
   if (j->kind == 0) {
     int64_t dims[4], c = 19, cd[1];
     size_t numel;

@@ -3,15 +3,17 @@
 # against a library of all of them), tuning records are applied only where
 # they belong, microcontroller tuning lowers the instruction count, and the
 # host tuner runs end to end within a budget.
-# Prints "ok/FAIL" lines and "N passed, M failed".
+# Prints "ok/FAIL" lines and "N passed, M failed, K skipped" (K: cases of
+# kernels whose ISA this CPU does not run, counted by the C tests).
 cd "$(dirname "$0")/../.." || exit 1
-P=0 F=0
+P=0 F=0 S=0
 ok() { P=$((P + 1)); echo "ok - $*"; }
 fail() { F=$((F + 1)); echo "FAIL - $*"; }
-count() { # adds a sub-run's "N passed, M failed"
+count() { # adds a sub-run's "N passed, M failed[, K skipped]"
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
   if [ -n "$line" ]; then
     P=$((P + ${line%% passed*})); f=${line#*, }; F=$((F + ${f%% failed*}))
+    case $line in *" skipped"*) s=${line##*failed, }; S=$((S + ${s%% skipped*})) ;; esac
   else
     fail "$2 printed no result"; tail -20 "$1"
   fi
@@ -88,5 +90,5 @@ else
   fail "host tuner"; tail -20 "$TMP/h"
 fi
 
-echo "$P passed, $F failed"
+echo "$P passed, $F failed, $S skipped"
 [ "$F" -eq 0 ]
