@@ -226,3 +226,15 @@ kf_tensor_desc th_desc(kf_dtype t, int rank, const int64_t *dims) {
   for (i = 0; i < rank && i < KF_MAX_RANK; i++) d.dims[i] = dims[i];
   return d;
 }
+
+double th_sum_err(const float *got, const double *want, const double *l1, int64_t c) {
+  double mx = 1e-6, e = 0;
+  int64_t i;
+  for (i = 0; i < c; i++)
+    if (fabs(want[i]) > mx) mx = fabs(want[i]);
+  for (i = 0; i < c; i++) {
+    double r = fabs((double)got[i] - want[i]) / (1e-5 * mx + 1e-6 * l1[i]);
+    if (!(r <= e)) e = r;
+  }
+  return e;
+}

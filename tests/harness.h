@@ -77,6 +77,12 @@ double th_load(kf_dtype t, const void *buf, size_t i);
 
 /* max |got - want| / max(max |want|, floor); got in dtype t, want double. */
 double th_rel_err(kf_dtype t, const void *got, const double *want, size_t n, double floor);
+/* Error of a float reduction over c channels, in units of its tolerance: a
+   float sum's error is bounded by its length times eps times the sum of the
+   magnitudes of its terms (cancellation can make the result itself small),
+   so the tolerance is 1e-5 of max |want| plus 1e-6 of each channel's sum of
+   |terms| (l1, the L1 norm). <= 1 passes. */
+double th_sum_err(const float *got, const double *want, const double *l1, int64_t c);
 /* Tolerance of results of dtype t relative to max |expected| (see docs/testing.md). */
 double th_tol(kf_dtype t);
 

@@ -137,10 +137,12 @@ static void run_case(const layout_case *lc, kf_dtype T) {
       in[3] = in[4] = in[5] = in[2];
       memset(&opt, 0, sizeof opt);
       opt.kernel = name;
-      st = kf_plan_op(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at_, in, 6, &opt, &err);
-      if (st == KF_NO_KERNEL && (strcmp(err.rule, "kernel.mismatch") == 0 || strcmp(err.rule, "kernel.isa") == 0))
-        continue; /* another configuration's kernel, or one this CPU cannot run */
-      if (!th_check(st == KF_OK, "%s: plan: %s", what, err.message)) continue;
+      switch (th_plan_forced(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at_, in, 6, &opt, &err)) {
+        case TH_OTHER_CONFIG: continue;
+        case TH_NOT_HERE: th_skip("%s: needs an ISA this CPU lacks", what); continue;
+        case TH_REFUSED: th_check(0, "%s: plan: %s", what, err.message); continue;
+        case TH_PLANNED: break;
+      }
       sb = kf_plan_scratch_bytes(&plan);
       scratch = malloc(sb ? sb : 1);
       ins[0] = dy; ins[1] = x; ins[2] = scale; ins[3] = mean; ins[4] = var; ins[5] = var;

@@ -52,22 +52,6 @@ static kf_op op_of(int version) {
                       : version == 2 ? KF_OP_FUSED_BATCH_NORM_GRAD_V2 : KF_OP_FUSED_BATCH_NORM_GRAD_V3;
 }
 
-/* Error of a float reduction over channels, in units of its tolerance: a
-   float sum's error is bounded by its length times eps times the sum of the
-   magnitudes of its terms (cancellation can make the result itself small),
-   so the tolerance is 1e-5 of max |want| plus 1e-6 of each channel's
-   sum of |terms| (the L1 norm). */
-static double sum_err(const float *got, const double *want, const double *l1, int64_t c) {
-  double mx = 1e-6, e = 0;
-  int64_t i;
-  for (i = 0; i < c; i++) if (fabs(want[i]) > mx) mx = fabs(want[i]);
-  for (i = 0; i < c; i++) {
-    double r = fabs((double)got[i] - want[i]) / (1e-5 * mx + 1e-6 * l1[i]);
-    if (!(r <= e)) e = r;
-  }
-  return e;
-}
-
 /* Runs one configuration with the given plan options; checks against ref.
    The data comes from the configuration's own seed: every kernel run on a
    configuration sees the same data, whatever ran before. */
@@ -179,8 +163,8 @@ static void run(const config *cf, const kf_plan_options *opt, const char *how) {
   {
     /* Reductions are float (U) for every T; dx is rounded to T once. */
     double e_dx = th_rel_err(cf->T, dx, rdx, (size_t)numel, 1e-6);
-    double e_sc = sum_err(dscale, rdscale, l1_dyxh, c) * 1e-5;
-    double e_of = sum_err(doffset, rdoffset, l1_dy, c) * 1e-5;
+    double e_sc = th_sum_err(dscale, rdscale, l1_dyxh, c) * 1e-5;
+    double e_of = th_sum_err(doffset, rdoffset, l1_dy, c) * 1e-5;
     double tol = th_tol(cf->T), ftol = th_tol(KF_FLOAT);
     th_check(e_dx <= tol && e_sc <= ftol && e_of <= ftol,
              "%s %s [%s]: rel err x_backprop %.2e (tol %.0e), scale_backprop %.2e, offset_backprop %.2e (tol %.0e)",

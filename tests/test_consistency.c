@@ -136,9 +136,16 @@ static int bn_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
     th.num_threads = 3;
     opt.threads = &th;
   }
-  st = kf_plan_op(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, at, in, 6, &opt, &err);
-  if (kname && st == KF_NO_KERNEL && (strcmp(err.rule, "kernel.mismatch") == 0 || strcmp(err.rule, "kernel.isa") == 0))
-    return 0;
+  if (!kname) st = kf_plan_op(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, at, in, 6, &opt, &err);
+  else
+    switch (th_plan_forced(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, at, in, 6, &opt, &err)) {
+      case TH_OTHER_CONFIG: return 0;
+      case TH_NOT_HERE:
+        if (!threaded) th_skip("%s %s: needs an ISA this CPU lacks", what, kname);
+        return 0;
+      case TH_REFUSED: st = KF_NO_KERNEL; break;
+      case TH_PLANNED: st = KF_OK; break;
+    }
   if (!th_check(st == KF_OK, "%s %s: plan: %s", what, kname ? kname : "generic", err.message)) return 0;
   sb = kf_plan_scratch_bytes(&plan);
   scratch = malloc(sb ? sb : 1);
@@ -334,9 +341,16 @@ static int dw_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
     th.num_threads = 3;
     opt.threads = &th;
   }
-  st = kf_plan_op(&plan, KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, at, in, 3, &opt, &err);
-  if (kname && st == KF_NO_KERNEL && (strcmp(err.rule, "kernel.mismatch") == 0 || strcmp(err.rule, "kernel.isa") == 0))
-    return 0;
+  if (!kname) st = kf_plan_op(&plan, KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, at, in, 3, &opt, &err);
+  else
+    switch (th_plan_forced(&plan, KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, at, in, 3, &opt, &err)) {
+      case TH_OTHER_CONFIG: return 0;
+      case TH_NOT_HERE:
+        if (!threaded) th_skip("%s %s: needs an ISA this CPU lacks", what, kname);
+        return 0;
+      case TH_REFUSED: st = KF_NO_KERNEL; break;
+      case TH_PLANNED: st = KF_OK; break;
+    }
   if (!th_check(st == KF_OK, "%s %s: plan: %s", what, kname ? kname : "generic", err.message)) return 0;
   sb = kf_plan_scratch_bytes(&plan);
   scratch = malloc(sb ? sb : 1);
