@@ -123,7 +123,7 @@ static int bn_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
   kf_plan plan;
   kf_error err;
   kf_threads th;
-  kf_status st;
+  kf_status st = KF_NO_KERNEL;
   size_t sb;
   void *scratch, *outs[5];
   memset(&opt, 0, sizeof opt);
@@ -328,7 +328,7 @@ static int dw_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
   kf_plan plan;
   kf_error err;
   kf_threads th;
-  kf_status st;
+  kf_status st = KF_NO_KERNEL;
   size_t sb;
   void *scratch, *outs[1];
   memset(&opt, 0, sizeof opt);
