@@ -312,10 +312,13 @@ static void isa_selection(void) {
   { /* read as a person writes it; a typo is an error, never scalar kernels */
     static const char *const good[] = { "AVX2", " avx2 ", "Avx2\n", "\tavx2" };
     static const char *const bad[] = { "garbage", "0", "avx", "avx2x", "avx 2", "scalarr" };
+    unsigned all;
     size_t g;
+    unsetenv("KFORGE_ISA");
+    all = kf_cpu_isas(); /* uncapped, whatever cap this run started with */
     for (g = 0; g < sizeof good / sizeof good[0]; g++) {
       setenv("KFORGE_ISA", good[g], 1);
-      th_check(kf_cpu_isas() == (isas & (KF_ISA_SCALAR | KF_ISA_AVX2)) && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK,
+      th_check(kf_cpu_isas() == (all & (KF_ISA_SCALAR | KF_ISA_AVX2)) && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK,
                "KFORGE_ISA='%s' means avx2", good[g]);
     }
     for (g = 0; g < sizeof bad / sizeof bad[0]; g++) {
@@ -325,7 +328,7 @@ static void isa_selection(void) {
                "KFORGE_ISA='%s' is an error naming the accepted values: %s", bad[g], e.message);
     }
     setenv("KFORGE_ISA", "  ", 1);
-    th_check(kf_cpu_isas() == isas && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK, "blank KFORGE_ISA caps nothing");
+    th_check(kf_cpu_isas() == all && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK, "blank KFORGE_ISA caps nothing");
   }
   unsetenv("KFORGE_ISA");
   th_check((kf_cpu_isas() & isas) == isas, "without KFORGE_ISA every detected ISA is back");
