@@ -49,23 +49,28 @@ static int is_allowed(const kfi_attr_def *d, const char *v) {
   return 0;
 }
 
+/* TF's op-def message: string values are quoted, type names are not
+   ("Value for attr 'T' of half is not in the list of allowed values: float"). */
 static kf_status not_allowed(const kfi_attr_def *d, const char *v, kf_error *err) {
+  const char *q = d->kind == KFI_ATTR_TYPE ? "" : "\"";
   char list[160];
-  size_t k = 0;
+  size_t k = 0, ql = strlen(q);
   int i;
   list[0] = 0;
   for (i = 0; i < d->num_allowed; i++) {
     size_t l = strlen(d->allowed[i]);
     if (k + l + 5 >= sizeof list) break;
     if (i) { memcpy(list + k, ", ", 2); k += 2; }
-    list[k++] = '"';
+    memcpy(list + k, q, ql);
+    k += ql;
     memcpy(list + k, d->allowed[i], l);
     k += l;
-    list[k++] = '"';
+    memcpy(list + k, q, ql);
+    k += ql;
     list[k] = 0;
   }
   return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.allowed",
-                  "Value for attr '%s' of \"%.40s\" is not in the list of allowed values: %s", d->name, v, list);
+                  "Value for attr '%s' of %s%.40s%s is not in the list of allowed values: %s", d->name, q, v, q, list);
 }
 
 static const kfi_attr_def *find_attr(const kfi_op_def *od, const char *name) {

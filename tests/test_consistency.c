@@ -191,6 +191,10 @@ static void bn_config(kf_dtype T, kf_data_format fmt, int training, const int64_
     const int kase = (int)(cc % BN_NCASE);
     double g = th_uniform(&r, -1, 1), xv = th_uniform(&r, -1, 2);
     chan[i] = cc;
+    if (kase == BN_VAR_ZERO && (cc / BN_NCASE) % 2 == 1) { /* products of one sign: +inf, not NaN */
+      g = th_uniform(&r, 0.5, 1.0);
+      xv = th_uniform(&r, 1.0, 2.0); /* the mean is within [-0.5, 0.5] */
+    }
     if (kase == BN_NEAR_MAX) {
       /* one sign of dy, so sums of dy overflow (or not) in any order; x of
          both signs far from the mean: for bfloat16/float every dy*(x-mean)
@@ -314,6 +318,44 @@ static void reported_case(void) {
                    "reported case %s, %s%s: x_backprop [%g, %g], scale_backprop %g, offset_backprop %g (TF: [-inf, "
                    "inf], nan, 2)", f ? "NCHW" : "NHWC", kn ? kn : "generic", th ? ", 3 threads" : "",
                    (double)dx[0], (double)dx[1], (double)ds, (double)dof);
+    }
+  }
+}
+
+/* Found by the TF differential suite: var + eps = 0 with products of one
+   sign. x = [1, 2, 3], dy = 1, mean 0, var 0, epsilon 0 (NCHW [1,1,1,3],
+   NHWC [1,1,3,1]): TF 2.21 gives x_backprop [-inf, -inf, -inf],
+   scale_backprop +inf, offset_backprop 3; the AVX2 NCHW kernel once gave
+   NaN (its plane tail added 0 * (0 * inf) for the lanes past the plane). */
+static void one_sign_case(void) {
+  static const int64_t nhwc[4] = { 1, 1, 3, 1 }, nchw[4] = { 1, 1, 1, 3 };
+  const float x[3] = { 1, 2, 3 }, dy[3] = { 1, 1, 1 }, one = 1, zero = 0;
+  kf_attrs at;
+  kf_tensor_desc in[6];
+  const void *ins[6];
+  int64_t cd[1] = { 1 };
+  int f, k, th;
+  kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
+  at.epsilon = 0.0f;
+  in[2] = th_desc(KF_FLOAT, 1, cd);
+  in[3] = in[4] = in[5] = in[2];
+  ins[0] = dy, ins[1] = x, ins[2] = &one, ins[3] = &zero, ins[4] = &zero, ins[5] = &zero;
+  for (f = 0; f < 2; f++) {
+    at.data_format = f ? KF_NCHW : KF_NHWC;
+    in[0] = in[1] = th_desc(KF_FLOAT, 4, f ? nchw : nhwc);
+    for (k = -1; k < kf_kernel_count(); k++) {
+      const char *kn = k < 0 ? NULL : kf_kernel_name(k);
+      float dx[3], ds, dof;
+      bn_out o;
+      o.dx = dx, o.ds = &ds, o.dof = &dof;
+      if (kn && strncmp(kn, "kfg_bngrad_", 11) != 0) continue;
+      for (th = 0; th < 2; th++)
+        if (bn_run(kn, &at, in, ins, &o, th, f ? "one-sign case NCHW" : "one-sign case NHWC"))
+          th_check(isinf(dx[0]) && dx[0] < 0 && isinf(dx[1]) && dx[1] < 0 && isinf(dx[2]) && dx[2] < 0 &&
+                       isinf(ds) && ds > 0 && dof == 3.0f,
+                   "one-sign case %s, %s%s: x_backprop [%g, %g, %g], scale_backprop %g, offset_backprop %g (TF: "
+                   "-inf x3, inf, 3)", f ? "NCHW" : "NHWC", kn ? kn : "generic", th ? ", 3 threads" : "",
+                   (double)dx[0], (double)dx[1], (double)dx[2], (double)ds, (double)dof);
     }
   }
 }
@@ -448,6 +490,7 @@ static void depthwise(void) {
 
 int main(void) {
   reported_case();
+  one_sign_case();
   batch_norm();
   depthwise();
   return th_done();

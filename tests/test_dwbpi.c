@@ -699,7 +699,7 @@ static void test_negative(void) {
   /* op-def constraints */
   a = at; a.T = KF_INT32;
   expect("T int32", &a, in, KF_INVALID_ARGUMENT, "attr.allowed",
-         "Value for attr 'T' of \"int32\" is not in the list of allowed values: \"half\", \"bfloat16\", \"float\", \"double\"");
+         "Value for attr 'T' of int32 is not in the list of allowed values: half, bfloat16, float, double");
   a = at; a.data_format = KF_NDHWC;
   expect("data_format NDHWC", &a, in, KF_INVALID_ARGUMENT, "attr.allowed",
          "Value for attr 'data_format' of \"NDHWC\" is not in the list of allowed values: \"NHWC\", \"NCHW\"");

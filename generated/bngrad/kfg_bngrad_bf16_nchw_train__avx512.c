@@ -348,7 +348,12 @@ static void kfg_bngrad_bf16_nchw_train__avx512_plane1(const kfg_bngrad_bf16_nchw
       const kv_f g1 = kv_ldn(dy + i, i1 - i, kv_zero()), x1 = kv_sub(kv_ldn(x + i, i1 - i, m), m);
       d1 = kv_add(d1, g1);
       p1 = kv_add(p1, kv_mul(g1, x1));
-      h1 = kv_add(h1, kv_mul(g1, kv_mul(x1, k)));
+      { /* lanes past the plane: x - m = 0 there, and 0 * coef0 is NaN when
+           coef0 = inf (var + eps = 0); zero them after the product */
+        float xk[KV_W];
+        kv_stf(xk, kv_mul(x1, k));
+        h1 = kv_add(h1, kv_mul(g1, kv_ldfn(xk, i1 - i, kv_zero())));
+      }
     }
 #endif
     D1 = kv_add(D1, kv_add(d0, d1));
