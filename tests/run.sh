@@ -3,7 +3,9 @@
 # Installs what the tests need when it is missing (Debian packages only),
 # then runs every suite: generator, reproducibility of generated/, the C
 # tests with clang, gcc and clang+ASan+UBSan, the CLI, and the PyTorch
-# oracles. Ends with "N passed, M failed"; exits non-zero on any failure.
+# oracles, and the differential tests against TensorFlow 2.21's CPU kernels
+# (tests/tf/run.sh: its pinned venv lives in ~/.cache/kforge, made once).
+# Ends with "N passed, M failed"; exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
@@ -20,6 +22,10 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -x /usr/bin/python3 ] || need+=(python3)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
+# the TF differential tests' venv (tests/tf/venv.sh) is made with `python3 -m
+# venv`, which Debian's python3 can do only with python3-venv
+[ -x "${KFORGE_TF_VENV:-$HOME/.cache/kforge/tf-2.21.0}/bin/python" ] ||
+  python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # microcontroller builds under emulation
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || need+=(gcc-arm-none-eabi)
 [ -e /usr/lib/picolibc/arm-none-eabi/picolibc.specs ] || need+=(picolibc-arm-none-eabi)
@@ -93,6 +99,7 @@ run_suite tsan sh tests/tsan.sh
 run_suite fuzz bash tests/fuzz/run_fuzz.sh 20
 run_suite oracle-bngrad $PY tests/oracle/bngrad_torch.py build/kforge
 run_suite oracle-dwbpi $PY tests/oracle/dwbpi_torch.py build/kforge
+run_suite tf-differential bash tests/tf/run.sh
 run_suite models sh tests/models/test_models.sh
 run_suite tuning sh tests/tuning/test_tuning.sh
 
