@@ -4,7 +4,9 @@
 # then runs every suite: generator, reproducibility of generated/, the C
 # tests with clang, gcc and clang+ASan+UBSan (the clang ones again under
 # KFORGE_ISA=avx2 and KFORGE_ISA=scalar, the paths of CPUs without AVX-512
-# and without AVX2), the CLI, and the PyTorch oracles. Ends with
+# and without AVX2), the CLI, the PyTorch oracles, and the differential
+# tests against TensorFlow 2.21's CPU kernels (tests/tf/run.sh: its pinned
+# venv lives in ~/.cache/kforge, made once). Ends with
 # "N passed, M failed, K skipped" (K: cases that do not apply on this CPU,
 # such as forced AVX-512 kernels on a CPU without AVX-512); exits non-zero
 # on any failure.
@@ -24,6 +26,10 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -x /usr/bin/python3 ] || need+=(python3)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
+# the TF differential tests' venv (tests/tf/venv.sh) is made with `python3 -m
+# venv`, which Debian's python3 can do only with python3-venv
+[ -x "${KFORGE_TF_VENV:-$HOME/.cache/kforge/tf-2.21.0}/bin/python" ] ||
+  python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # microcontroller builds under emulation
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || need+=(gcc-arm-none-eabi)
 [ -e /usr/lib/picolibc/arm-none-eabi/picolibc.specs ] || need+=(picolibc-arm-none-eabi)
@@ -112,6 +118,7 @@ run_suite tsan sh tests/tsan.sh
 run_suite fuzz bash tests/fuzz/run_fuzz.sh 20
 run_suite oracle-bngrad $PY tests/oracle/bngrad_torch.py build/kforge
 run_suite oracle-dwbpi $PY tests/oracle/dwbpi_torch.py build/kforge
+run_suite tf-differential bash tests/tf/run.sh
 run_suite models sh tests/models/test_models.sh
 run_suite tuning sh tests/tuning/test_tuning.sh
 
