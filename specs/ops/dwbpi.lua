@@ -118,7 +118,7 @@ return {
   knobs = {
     { name = "PIX", tag = "p", values = { 2, 4, 6, 8 }, doc = "pixels per register block (rows per iteration)" },
     { name = "TASK", tag = "t", values = { 4096, 16384, 65536 }, doc = "outputs per task: the thread work grain" },
-    { name = "NT_MIN", tag = "nt", values = { 1048576, 8388608, 1073741824 },
+    { name = "NT_MIN", tag = "nt", values = { 65536, 1048576, 8388608, 1073741824 },
       doc = "dx bytes from which stores stream (1 GiB: never)" },
   },
 }
