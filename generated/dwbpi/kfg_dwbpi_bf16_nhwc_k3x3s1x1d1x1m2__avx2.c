@@ -90,7 +90,8 @@ typedef struct kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_ctx {
   /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[1], n[1], klo[1], khi[1];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_ctx;
 
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_scratch(const void *args) {
@@ -105,9 +106,199 @@ size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2 }, cols { 0, 1, 2 }):
+   3 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00_3(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 3 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 6 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2 }, cols { 0, 1, 2 }):
    4 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00_4(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 8) {
@@ -120,139 +311,211 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a2_1 = kv_fma(g2_1, f2_1, a2_1);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a3_1 = kv_fma(g3_1, f2_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 3 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a2_1 = kv_fma(g2_1, f2_1, a2_1);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a3_1 = kv_fma(g3_1, f2_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 6 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a2_1 = kv_fma(g2_1, f2_1, a2_1);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a3_1 = kv_fma(g3_1, f2_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -271,91 +534,139 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 3 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 6 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -374,115 +685,175 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a2_1 = kv_fma(g2_1, f2_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 3 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a2_1 = kv_fma(g2_1, f2_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 6 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a2_1 = kv_fma(g2_1, f2_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -504,139 +875,211 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a2_1 = kv_fma(g2_1, f2_1, a2_1);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a3_1 = kv_fma(g3_1, f2_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 3 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a2_1 = kv_fma(g2_1, f2_1, a2_1);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a3_1 = kv_fma(g3_1, f2_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 6 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a0_1 = kv_fma(g0_1, f2_1, a0_1);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a1_1 = kv_fma(g1_1, f2_1, a1_1);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a2_1 = kv_fma(g2_1, f2_1, a2_1);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a3_1 = kv_fma(g3_1, f2_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -736,33 +1179,45 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
   { /* column phase 0: filter cols { 0, 1, 2 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 2u + 4u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 1;
-      if (k >= klo && k < khi && khi - klo >= 4) {
-        /* a block of 4 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 4 <= khi ? k : khi - 4;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-        const int64_t q0 = (x0 + kk * 1 + PL - 2) / 1;
-        if (all) kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 4;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 3 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 2) / 1;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 4 */
+        const int64_t ni = khi - k, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+          const int64_t q0 = (x0 + k * 1 + PL - 2) / 1;
+          uint16_t *o = d + (x0 + k * 1) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 1 ? 2u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 1 ? 4u : 0u;
-        kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_single00(r0, r1, r2, vm, (ix + PL - 2) / 1, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_single00(r0, r1, r2, vm, (ix + PL - 2) / 1, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -882,6 +1337,11 @@ void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *p
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 8 == 0 &&
          ((uintptr_t)a->dx & 31) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 116 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
   {

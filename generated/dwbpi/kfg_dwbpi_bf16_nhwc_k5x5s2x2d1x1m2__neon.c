@@ -74,7 +74,8 @@ typedef struct kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_ctx {
   /* per column phase px: pixels ix = x0 + k*2, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[2], n[2], klo[2], khi[2];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_ctx;
 
 size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args) {
@@ -89,9 +90,930 @@ size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 2, 4 }, cols { 0, 2, 4 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4 }, cols { 0, 2, 4 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4 }, cols { 0, 2, 4 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4 }, cols { 0, 2, 4 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -112,235 +1034,355 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -363,91 +1405,139 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -466,115 +1556,175 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -596,139 +1746,211 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -753,163 +1975,247 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -937,187 +2243,283 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1148,211 +2550,319 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1386,235 +2896,355 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1693,9 +3323,750 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
 }
 
 /* Row phase 0, column phase 1 (filter rows { 0, 2, 4 }, cols { 1, 3 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4 }, cols { 1, 3 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4 }, cols { 1, 3 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4 }, cols { 1, 3 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -1716,175 +4087,283 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1907,67 +4386,103 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1986,85 +4501,133 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2086,103 +4649,163 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2207,121 +4830,193 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2349,139 +5044,223 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2512,157 +5291,253 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2696,175 +5571,283 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2928,9 +5911,651 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
 }
 
 /* Row phase 1, column phase 0 (filter rows { 1, 3 }, cols { 0, 2, 4 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10_5(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3 }, cols { 0, 2, 4 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10_6(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3 }, cols { 0, 2, 4 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10_7(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3 }, cols { 0, 2, 4 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10_8(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -2951,158 +6576,238 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -3125,62 +6830,94 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -3199,78 +6936,118 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -3292,94 +7069,142 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -3404,110 +7229,166 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -3535,126 +7416,190 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -3685,142 +7630,214 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -3854,158 +7871,238 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 4);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a0_1 = kv_fma(g2_1, f0_1, a0_1);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a1_1 = kv_fma(g3_1, f0_1, a1_1);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a2_1 = kv_fma(g4_1, f0_1, a2_1);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a3_1 = kv_fma(g5_1, f0_1, a3_1);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a4_1 = kv_fma(g6_1, f0_1, a4_1);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a5_1 = kv_fma(g7_1, f0_1, a5_1);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a6_1 = kv_fma(g8_1, f0_1, a6_1);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a7_1 = kv_fma(g9_1, f0_1, a7_1);
-      a0_0 = kv_fma(g1_0, f2_0, a0_0);
-      a0_1 = kv_fma(g1_1, f2_1, a0_1);
-      a1_0 = kv_fma(g2_0, f2_0, a1_0);
-      a1_1 = kv_fma(g2_1, f2_1, a1_1);
-      a2_0 = kv_fma(g3_0, f2_0, a2_0);
-      a2_1 = kv_fma(g3_1, f2_1, a2_1);
-      a3_0 = kv_fma(g4_0, f2_0, a3_0);
-      a3_1 = kv_fma(g4_1, f2_1, a3_1);
-      a4_0 = kv_fma(g5_0, f2_0, a4_0);
-      a4_1 = kv_fma(g5_1, f2_1, a4_1);
-      a5_0 = kv_fma(g6_0, f2_0, a5_0);
-      a5_1 = kv_fma(g6_1, f2_1, a5_1);
-      a6_0 = kv_fma(g7_0, f2_0, a6_0);
-      a6_1 = kv_fma(g7_1, f2_1, a6_1);
-      a7_0 = kv_fma(g8_0, f2_0, a7_0);
-      a7_1 = kv_fma(g8_1, f2_1, a7_1);
-      a0_0 = kv_fma(g0_0, f4_0, a0_0);
-      a0_1 = kv_fma(g0_1, f4_1, a0_1);
-      a1_0 = kv_fma(g1_0, f4_0, a1_0);
-      a1_1 = kv_fma(g1_1, f4_1, a1_1);
-      a2_0 = kv_fma(g2_0, f4_0, a2_0);
-      a2_1 = kv_fma(g2_1, f4_1, a2_1);
-      a3_0 = kv_fma(g3_0, f4_0, a3_0);
-      a3_1 = kv_fma(g3_1, f4_1, a3_1);
-      a4_0 = kv_fma(g4_0, f4_0, a4_0);
-      a4_1 = kv_fma(g4_1, f4_1, a4_1);
-      a5_0 = kv_fma(g5_0, f4_0, a5_0);
-      a5_1 = kv_fma(g5_1, f4_1, a5_1);
-      a6_0 = kv_fma(g6_0, f4_0, a6_0);
-      a6_1 = kv_fma(g6_1, f4_1, a6_1);
-      a7_0 = kv_fma(g7_0, f4_0, a7_0);
-      a7_1 = kv_fma(g7_1, f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -4067,9 +8164,531 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
 }
 
 /* Row phase 1, column phase 1 (filter rows { 1, 3 }, cols { 1, 3 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11_5(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3 }, cols { 1, 3 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11_6(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3 }, cols { 1, 3 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11_7(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3 }, cols { 1, 3 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11_8(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -4090,118 +8709,190 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -4224,46 +8915,70 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -4282,58 +8997,90 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -4355,70 +9102,110 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -4443,82 +9230,130 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -4546,94 +9381,150 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -4664,106 +9555,170 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -4797,118 +9752,190 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 4);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 4);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a0_1 = kv_fma(g1_1, f1_1, a0_1);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a1_1 = kv_fma(g2_1, f1_1, a1_1);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a2_1 = kv_fma(g3_1, f1_1, a2_1);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a3_1 = kv_fma(g4_1, f1_1, a3_1);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a4_1 = kv_fma(g5_1, f1_1, a4_1);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a5_1 = kv_fma(g6_1, f1_1, a5_1);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a6_1 = kv_fma(g7_1, f1_1, a6_1);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a7_1 = kv_fma(g8_1, f1_1, a7_1);
-      a0_0 = kv_fma(g0_0, f3_0, a0_0);
-      a0_1 = kv_fma(g0_1, f3_1, a0_1);
-      a1_0 = kv_fma(g1_0, f3_0, a1_0);
-      a1_1 = kv_fma(g1_1, f3_1, a1_1);
-      a2_0 = kv_fma(g2_0, f3_0, a2_0);
-      a2_1 = kv_fma(g2_1, f3_1, a2_1);
-      a3_0 = kv_fma(g3_0, f3_0, a3_0);
-      a3_1 = kv_fma(g3_1, f3_1, a3_1);
-      a4_0 = kv_fma(g4_0, f3_0, a4_0);
-      a4_1 = kv_fma(g4_1, f3_1, a4_1);
-      a5_0 = kv_fma(g5_0, f3_0, a5_0);
-      a5_1 = kv_fma(g5_1, f3_1, a5_1);
-      a6_0 = kv_fma(g6_0, f3_0, a6_0);
-      a6_1 = kv_fma(g6_1, f3_1, a6_1);
-      a7_0 = kv_fma(g7_0, f3_0, a7_0);
-      a7_1 = kv_fma(g7_1, f3_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -4985,37 +10012,51 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
   { /* column phase 0: filter cols { 0, 2, 4 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 4u + 16u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 4) / 2;
-        if (all) kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 4) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_single00(r0, r2, r4, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_single00(r0, r2, r4, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -5112,36 +10153,50 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
   { /* column phase 1: filter cols { 1, 3 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 1u + 4u + 16u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 3) / 2;
-        if (all) kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 3) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
-        kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_single01(r0, r2, r4, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_single01(r0, r2, r4, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -5235,37 +10290,51 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_row1(const kfg_dwbpi_bf16_n
   { /* column phase 0: filter cols { 0, 2, 4 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 2u + 8u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 4) / 2;
-        if (all) kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10(r1 + q0 * CM, r3 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_8(r1 + q0 * CM, r3 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 4) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_5(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_6(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_7(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast10_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv10_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_single10(r1, r3, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_single10(r1, r3, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -5336,36 +10405,50 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_row1(const kfg_dwbpi_bf16_n
   { /* column phase 1: filter cols { 1, 3 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 2u + 8u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 3) / 2;
-        if (all) kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11(r1 + q0 * CM, r3 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_8(r1 + q0 * CM, r3 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 3) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_6(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_7(r1 + q0 * CM, r3 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fast11_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_fastv11_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
-        kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_single11(r1, r3, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_single11(r1, r3, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -5447,6 +10530,11 @@ void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon(const void *args, const kfi_par *p
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 4 == 0 &&
          ((uintptr_t)a->dx & 15) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 260 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {

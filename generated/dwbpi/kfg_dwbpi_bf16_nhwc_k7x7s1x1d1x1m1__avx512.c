@@ -72,7 +72,8 @@ typedef struct kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_ctx {
   /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[1], n[1], klo[1], khi[1];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_ctx;
 
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_scratch(const void *args) {
@@ -87,9 +88,1923 @@ size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00_5(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00_6(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00_7(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+    kv_st(o + 6 * C + c0, a6_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
    8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00_8(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 16) {
@@ -102,7 +2017,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -110,79 +2025,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -190,79 +2133,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -270,79 +2241,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -350,79 +2349,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -430,79 +2457,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -510,79 +2565,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -590,76 +2673,104 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -680,7 +2791,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -688,31 +2799,47 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -720,31 +2847,47 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -752,31 +2895,47 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -784,31 +2943,47 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -816,31 +2991,47 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -848,31 +3039,47 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -880,28 +3087,44 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -917,7 +3140,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -925,39 +3148,57 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -965,39 +3206,57 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1005,39 +3264,57 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1045,39 +3322,57 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1085,39 +3380,57 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1125,39 +3438,57 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1165,36 +3496,54 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -1212,7 +3561,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1220,47 +3569,67 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1268,47 +3637,67 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1316,47 +3705,67 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1364,47 +3773,67 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1412,47 +3841,67 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1460,47 +3909,67 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1508,44 +3977,64 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -1565,7 +4054,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1573,55 +4062,77 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1629,55 +4140,77 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1685,55 +4218,77 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1741,55 +4296,77 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1797,55 +4374,77 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1853,55 +4452,77 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1909,52 +4530,74 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -1976,7 +4619,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1984,63 +4627,87 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2048,63 +4715,87 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2112,63 +4803,87 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2176,63 +4891,87 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2240,63 +4979,87 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2304,63 +5067,87 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2368,60 +5155,84 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -2445,7 +5256,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2453,71 +5264,97 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2525,71 +5362,97 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2597,71 +5460,97 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2669,71 +5558,97 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2741,71 +5656,97 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2813,71 +5754,97 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2885,68 +5852,94 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -2972,7 +5965,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2980,79 +5973,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3060,79 +6081,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3140,79 +6189,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3220,79 +6297,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3300,79 +6405,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3380,79 +6513,107 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3460,76 +6621,104 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -3807,29 +6996,42 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 2u + 4u + 8u + 16u + 32u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 1;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-        const int64_t q0 = (x0 + kk * 1 + PL - 6) / 1;
-        if (all) kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 1;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
+          uint16_t *o = d + (x0 + k * 1) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
@@ -3839,9 +7041,10 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 1 ? 16u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 1 ? 32u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 1 ? 64u : 0u;
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -4190,6 +7393,11 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par 
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 16 == 0 &&
          ((uintptr_t)a->dx & 63) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 310 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
   {

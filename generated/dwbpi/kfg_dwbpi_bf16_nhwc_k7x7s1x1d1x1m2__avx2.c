@@ -90,7 +90,8 @@ typedef struct kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_ctx {
   /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[1], n[1], klo[1], khi[1];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_ctx;
 
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_scratch(const void *args) {
@@ -107,7 +108,7 @@ size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_scratch(const void *args) {
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
    2 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_fast00(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_fast00_2(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 8) {
@@ -116,7 +117,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -131,53 +132,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -192,53 +225,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -253,53 +318,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -314,53 +411,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -375,53 +504,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -436,53 +597,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -497,50 +690,82 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -557,7 +782,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -572,53 +797,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -633,53 +890,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -694,53 +983,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -755,53 +1076,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -816,53 +1169,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -877,53 +1262,85 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -938,50 +1355,82 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 8);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 8);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -1303,16 +1752,33 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 2u + 4u + 8u + 16u + 32u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 1;
-      if (k >= klo && k < khi && khi - klo >= 2) {
-        /* a block of 2 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 2 <= khi ? k : khi - 2;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-        const int64_t q0 = (x0 + kk * 1 + PL - 6) / 1;
-        if (all) kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_fast00(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 2;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 2 */
+        const int64_t ni = khi - k, nb = (ni + 1) / 2, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
+          uint16_t *o = d + (x0 + k * 1) * C;
+          if (all && wb > 1) {
+            switch (wb) {
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_fast00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+        }
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
@@ -1322,9 +1788,10 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 1 ? 16u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 1 ? 32u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 1 ? 64u : 0u;
-        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -1772,6 +2239,11 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2(const void *args, const kfi_par *p
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 8 == 0 &&
          ((uintptr_t)a->dx & 31) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 424 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
   {

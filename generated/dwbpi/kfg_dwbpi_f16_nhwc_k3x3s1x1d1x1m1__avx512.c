@@ -62,7 +62,8 @@ typedef struct kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_ctx {
   /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[1], n[1], klo[1], khi[1];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_ctx;
 
 size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args) {
@@ -77,9 +78,507 @@ size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2 }, cols { 0, 1, 2 }):
+   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00_5(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2 }, cols { 0, 1, 2 }):
+   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00_6(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2 }, cols { 0, 1, 2 }):
+   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00_7(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+    kv_st(o + 6 * C + c0, a6_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2 }, cols { 0, 1, 2 }):
    8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00_8(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 16) {
@@ -92,124 +591,184 @@ static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
-      a6_0 = kv_fma(g6_0, f2_0, a6_0);
-      a7_0 = kv_fma(g7_0, f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
-      a6_0 = kv_fma(g6_0, f2_0, a6_0);
-      a7_0 = kv_fma(g7_0, f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
-      a6_0 = kv_fma(g6_0, f2_0, a6_0);
-      a7_0 = kv_fma(g7_0, f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -230,52 +789,76 @@ static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -291,64 +874,94 @@ static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -366,76 +979,112 @@ static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -455,88 +1104,130 @@ static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -558,100 +1249,148 @@ static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -675,112 +1414,166 @@ static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
-      a6_0 = kv_fma(g6_0, f2_0, a6_0);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
-      a6_0 = kv_fma(g6_0, f2_0, a6_0);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
-      a6_0 = kv_fma(g6_0, f2_0, a6_0);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -806,124 +1599,184 @@ static kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
-      a6_0 = kv_fma(g6_0, f2_0, a6_0);
-      a7_0 = kv_fma(g7_0, f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
-      a6_0 = kv_fma(g6_0, f2_0, a6_0);
-      a7_0 = kv_fma(g7_0, f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g2_0, f0_0, a0_0);
-      a1_0 = kv_fma(g3_0, f0_0, a1_0);
-      a2_0 = kv_fma(g4_0, f0_0, a2_0);
-      a3_0 = kv_fma(g5_0, f0_0, a3_0);
-      a4_0 = kv_fma(g6_0, f0_0, a4_0);
-      a5_0 = kv_fma(g7_0, f0_0, a5_0);
-      a6_0 = kv_fma(g8_0, f0_0, a6_0);
-      a7_0 = kv_fma(g9_0, f0_0, a7_0);
-      a0_0 = kv_fma(g1_0, f1_0, a0_0);
-      a1_0 = kv_fma(g2_0, f1_0, a1_0);
-      a2_0 = kv_fma(g3_0, f1_0, a2_0);
-      a3_0 = kv_fma(g4_0, f1_0, a3_0);
-      a4_0 = kv_fma(g5_0, f1_0, a4_0);
-      a5_0 = kv_fma(g6_0, f1_0, a5_0);
-      a6_0 = kv_fma(g7_0, f1_0, a6_0);
-      a7_0 = kv_fma(g8_0, f1_0, a7_0);
-      a0_0 = kv_fma(g0_0, f2_0, a0_0);
-      a1_0 = kv_fma(g1_0, f2_0, a1_0);
-      a2_0 = kv_fma(g2_0, f2_0, a2_0);
-      a3_0 = kv_fma(g3_0, f2_0, a3_0);
-      a4_0 = kv_fma(g4_0, f2_0, a4_0);
-      a5_0 = kv_fma(g5_0, f2_0, a5_0);
-      a6_0 = kv_fma(g6_0, f2_0, a6_0);
-      a7_0 = kv_fma(g7_0, f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -1017,37 +1870,51 @@ static void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f16_n
   { /* column phase 0: filter cols { 0, 1, 2 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 2u + 4u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 1;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-        const int64_t q0 = (x0 + kk * 1 + PL - 2) / 1;
-        if (all) kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 2) / 1;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+          const int64_t q0 = (x0 + k * 1 + PL - 2) / 1;
+          uint16_t *o = d + (x0 + k * 1) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fast00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 1 ? 2u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 1 ? 4u : 0u;
-        kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_single00(r0, r1, r2, vm, (ix + PL - 2) / 1, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_single00(r0, r1, r2, vm, (ix + PL - 2) / 1, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -1148,6 +2015,11 @@ void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 16 == 0 &&
          ((uintptr_t)a->dx & 63) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 94 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
   {

@@ -79,7 +79,8 @@ typedef struct kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_ctx {
   /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[1], n[1], klo[1], khi[1];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_ctx;
 
 size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_scratch(const void *args) {
@@ -94,9 +95,1707 @@ size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   4 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00_4(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00_5(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00_6(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
    7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00_7(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 8) {
@@ -108,7 +1807,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -116,71 +1815,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -188,71 +1913,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -260,71 +2011,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -332,71 +2109,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -404,71 +2207,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -476,71 +2305,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -548,68 +2403,94 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -629,7 +2510,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -637,31 +2518,47 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -669,31 +2566,47 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -701,31 +2614,47 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -733,31 +2662,47 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -765,31 +2710,47 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -797,31 +2758,47 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -829,28 +2806,44 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -866,7 +2859,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -874,39 +2867,57 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -914,39 +2925,57 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -954,39 +2983,57 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -994,39 +3041,57 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1034,39 +3099,57 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1074,39 +3157,57 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1114,36 +3215,54 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -1161,7 +3280,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1169,47 +3288,67 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1217,47 +3356,67 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1265,47 +3424,67 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1313,47 +3492,67 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1361,47 +3560,67 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1409,47 +3628,67 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1457,44 +3696,64 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -1514,7 +3773,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1522,55 +3781,77 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1578,55 +3859,77 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1634,55 +3937,77 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1690,55 +4015,77 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1746,55 +4093,77 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1802,55 +4171,77 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1858,52 +4249,74 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -1925,7 +4338,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1933,63 +4346,87 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1997,63 +4434,87 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2061,63 +4522,87 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2125,63 +4610,87 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2189,63 +4698,87 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2253,63 +4786,87 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2317,60 +4874,84 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -2394,7 +4975,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2402,71 +4983,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const uint16_t *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2474,71 +5081,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const uint16_t *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2546,71 +5179,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const uint16_t *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2618,71 +5277,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const uint16_t *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2690,71 +5375,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const uint16_t *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2762,71 +5473,97 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const uint16_t *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2834,68 +5571,94 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     kv_st(o + c0, a0_0);
     kv_st(o + 1 * C + c0, a1_0);
@@ -3172,28 +5935,41 @@ static void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_f16_nhw
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 2u + 4u + 8u + 16u + 32u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 1;
-      if (k >= klo && k < khi && khi - klo >= 7) {
-        /* a block of 7 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 7 <= khi ? k : khi - 7;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-        const int64_t q0 = (x0 + kk * 1 + PL - 6) / 1;
-        if (all) kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 7;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 6 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 1;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 7 */
+        const int64_t ni = khi - k, nb = (ni + 6) / 7, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
+          uint16_t *o = d + (x0 + k * 1) * C;
+          if (all && wb > 3) {
+            switch (wb) {
+              case 4: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fast00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
@@ -3203,9 +5979,10 @@ static void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_row0(const kfg_dwbpi_f16_nhw
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 1 ? 16u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 1 ? 32u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 1 ? 64u : 0u;
-        kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -3554,6 +6331,11 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2(const void *args, const kfi_par *pa
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 8 == 0 &&
          ((uintptr_t)a->dx & 31) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 294 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
   {

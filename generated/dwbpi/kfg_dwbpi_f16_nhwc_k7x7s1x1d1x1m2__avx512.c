@@ -62,7 +62,8 @@ typedef struct kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_ctx {
   /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[1], n[1], klo[1], khi[1];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_ctx;
 
 size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_scratch(const void *args) {
@@ -77,9 +78,3726 @@ size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00_5(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00_6(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00_7(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
+    kv_st(o + 6 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
    8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00_8(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *g5, const uint16_t *g6, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 16) {
@@ -100,7 +3818,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -115,149 +3833,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -272,149 +4046,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -429,149 +4259,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -586,149 +4472,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -743,149 +4685,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -900,149 +4898,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1057,146 +5111,202 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -1219,7 +5329,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1234,53 +5344,85 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1295,53 +5437,85 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1356,53 +5530,85 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1417,53 +5623,85 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1478,53 +5716,85 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1539,53 +5809,85 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1600,50 +5902,82 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -1662,7 +5996,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1677,69 +6011,105 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1754,69 +6124,105 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1831,69 +6237,105 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1908,69 +6350,105 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1985,69 +6463,105 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2062,69 +6576,105 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2139,66 +6689,102 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -2220,7 +6806,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2235,85 +6821,125 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2328,85 +6954,125 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2421,85 +7087,125 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2514,85 +7220,125 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2607,85 +7353,125 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2700,85 +7486,125 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2793,82 +7619,122 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -2893,7 +7759,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2908,101 +7774,145 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -3017,101 +7927,145 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -3126,101 +8080,145 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -3235,101 +8233,145 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -3344,101 +8386,145 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -3453,101 +8539,145 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -3562,98 +8692,142 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -3681,7 +8855,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -3696,117 +8870,165 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -3821,117 +9043,165 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -3946,117 +9216,165 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -4071,117 +9389,165 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -4196,117 +9562,165 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -4321,117 +9735,165 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -4446,114 +9908,162 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -4584,7 +10094,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -4599,133 +10109,185 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -4740,133 +10302,185 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -4881,133 +10495,185 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -5022,133 +10688,185 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -5163,133 +10881,185 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -5304,133 +11074,185 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -5445,130 +11267,182 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -5602,7 +11476,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -5617,149 +11491,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -5774,149 +11704,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -5931,149 +11917,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -6088,149 +12130,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -6245,149 +12343,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -6402,149 +12556,205 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -6559,146 +12769,202 @@ static kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 16);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 16);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 16);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 16);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 16);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 16);
-      const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-      const kv_f g6_1 = kv_ld(g + 6 * CM + 16);
-      const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-      const kv_f g7_1 = kv_ld(g + 7 * CM + 16);
-      const kv_f g8_0 = kv_ld(g + 8 * CM + 0);
-      const kv_f g8_1 = kv_ld(g + 8 * CM + 16);
-      const kv_f g9_0 = kv_ld(g + 9 * CM + 0);
-      const kv_f g9_1 = kv_ld(g + 9 * CM + 16);
-      const kv_f g10_0 = kv_ld(g + 10 * CM + 0);
-      const kv_f g10_1 = kv_ld(g + 10 * CM + 16);
-      const kv_f g11_0 = kv_ld(g + 11 * CM + 0);
-      const kv_f g11_1 = kv_ld(g + 11 * CM + 16);
-      const kv_f g12_0 = kv_ld(g + 12 * CM + 0);
-      const kv_f g12_1 = kv_ld(g + 12 * CM + 16);
-      const kv_f g13_0 = kv_ld(g + 13 * CM + 0);
-      const kv_f g13_1 = kv_ld(g + 13 * CM + 16);
-      a0_0 = kv_fma(g6_0, f0_0, a0_0);
-      a0_1 = kv_fma(g6_1, f0_1, a0_1);
-      a1_0 = kv_fma(g7_0, f0_0, a1_0);
-      a1_1 = kv_fma(g7_1, f0_1, a1_1);
-      a2_0 = kv_fma(g8_0, f0_0, a2_0);
-      a2_1 = kv_fma(g8_1, f0_1, a2_1);
-      a3_0 = kv_fma(g9_0, f0_0, a3_0);
-      a3_1 = kv_fma(g9_1, f0_1, a3_1);
-      a4_0 = kv_fma(g10_0, f0_0, a4_0);
-      a4_1 = kv_fma(g10_1, f0_1, a4_1);
-      a5_0 = kv_fma(g11_0, f0_0, a5_0);
-      a5_1 = kv_fma(g11_1, f0_1, a5_1);
-      a6_0 = kv_fma(g12_0, f0_0, a6_0);
-      a6_1 = kv_fma(g12_1, f0_1, a6_1);
-      a7_0 = kv_fma(g13_0, f0_0, a7_0);
-      a7_1 = kv_fma(g13_1, f0_1, a7_1);
-      a0_0 = kv_fma(g5_0, f1_0, a0_0);
-      a0_1 = kv_fma(g5_1, f1_1, a0_1);
-      a1_0 = kv_fma(g6_0, f1_0, a1_0);
-      a1_1 = kv_fma(g6_1, f1_1, a1_1);
-      a2_0 = kv_fma(g7_0, f1_0, a2_0);
-      a2_1 = kv_fma(g7_1, f1_1, a2_1);
-      a3_0 = kv_fma(g8_0, f1_0, a3_0);
-      a3_1 = kv_fma(g8_1, f1_1, a3_1);
-      a4_0 = kv_fma(g9_0, f1_0, a4_0);
-      a4_1 = kv_fma(g9_1, f1_1, a4_1);
-      a5_0 = kv_fma(g10_0, f1_0, a5_0);
-      a5_1 = kv_fma(g10_1, f1_1, a5_1);
-      a6_0 = kv_fma(g11_0, f1_0, a6_0);
-      a6_1 = kv_fma(g11_1, f1_1, a6_1);
-      a7_0 = kv_fma(g12_0, f1_0, a7_0);
-      a7_1 = kv_fma(g12_1, f1_1, a7_1);
-      a0_0 = kv_fma(g4_0, f2_0, a0_0);
-      a0_1 = kv_fma(g4_1, f2_1, a0_1);
-      a1_0 = kv_fma(g5_0, f2_0, a1_0);
-      a1_1 = kv_fma(g5_1, f2_1, a1_1);
-      a2_0 = kv_fma(g6_0, f2_0, a2_0);
-      a2_1 = kv_fma(g6_1, f2_1, a2_1);
-      a3_0 = kv_fma(g7_0, f2_0, a3_0);
-      a3_1 = kv_fma(g7_1, f2_1, a3_1);
-      a4_0 = kv_fma(g8_0, f2_0, a4_0);
-      a4_1 = kv_fma(g8_1, f2_1, a4_1);
-      a5_0 = kv_fma(g9_0, f2_0, a5_0);
-      a5_1 = kv_fma(g9_1, f2_1, a5_1);
-      a6_0 = kv_fma(g10_0, f2_0, a6_0);
-      a6_1 = kv_fma(g10_1, f2_1, a6_1);
-      a7_0 = kv_fma(g11_0, f2_0, a7_0);
-      a7_1 = kv_fma(g11_1, f2_1, a7_1);
-      a0_0 = kv_fma(g3_0, f3_0, a0_0);
-      a0_1 = kv_fma(g3_1, f3_1, a0_1);
-      a1_0 = kv_fma(g4_0, f3_0, a1_0);
-      a1_1 = kv_fma(g4_1, f3_1, a1_1);
-      a2_0 = kv_fma(g5_0, f3_0, a2_0);
-      a2_1 = kv_fma(g5_1, f3_1, a2_1);
-      a3_0 = kv_fma(g6_0, f3_0, a3_0);
-      a3_1 = kv_fma(g6_1, f3_1, a3_1);
-      a4_0 = kv_fma(g7_0, f3_0, a4_0);
-      a4_1 = kv_fma(g7_1, f3_1, a4_1);
-      a5_0 = kv_fma(g8_0, f3_0, a5_0);
-      a5_1 = kv_fma(g8_1, f3_1, a5_1);
-      a6_0 = kv_fma(g9_0, f3_0, a6_0);
-      a6_1 = kv_fma(g9_1, f3_1, a6_1);
-      a7_0 = kv_fma(g10_0, f3_0, a7_0);
-      a7_1 = kv_fma(g10_1, f3_1, a7_1);
-      a0_0 = kv_fma(g2_0, f4_0, a0_0);
-      a0_1 = kv_fma(g2_1, f4_1, a0_1);
-      a1_0 = kv_fma(g3_0, f4_0, a1_0);
-      a1_1 = kv_fma(g3_1, f4_1, a1_1);
-      a2_0 = kv_fma(g4_0, f4_0, a2_0);
-      a2_1 = kv_fma(g4_1, f4_1, a2_1);
-      a3_0 = kv_fma(g5_0, f4_0, a3_0);
-      a3_1 = kv_fma(g5_1, f4_1, a3_1);
-      a4_0 = kv_fma(g6_0, f4_0, a4_0);
-      a4_1 = kv_fma(g6_1, f4_1, a4_1);
-      a5_0 = kv_fma(g7_0, f4_0, a5_0);
-      a5_1 = kv_fma(g7_1, f4_1, a5_1);
-      a6_0 = kv_fma(g8_0, f4_0, a6_0);
-      a6_1 = kv_fma(g8_1, f4_1, a6_1);
-      a7_0 = kv_fma(g9_0, f4_0, a7_0);
-      a7_1 = kv_fma(g9_1, f4_1, a7_1);
-      a0_0 = kv_fma(g1_0, f5_0, a0_0);
-      a0_1 = kv_fma(g1_1, f5_1, a0_1);
-      a1_0 = kv_fma(g2_0, f5_0, a1_0);
-      a1_1 = kv_fma(g2_1, f5_1, a1_1);
-      a2_0 = kv_fma(g3_0, f5_0, a2_0);
-      a2_1 = kv_fma(g3_1, f5_1, a2_1);
-      a3_0 = kv_fma(g4_0, f5_0, a3_0);
-      a3_1 = kv_fma(g4_1, f5_1, a3_1);
-      a4_0 = kv_fma(g5_0, f5_0, a4_0);
-      a4_1 = kv_fma(g5_1, f5_1, a4_1);
-      a5_0 = kv_fma(g6_0, f5_0, a5_0);
-      a5_1 = kv_fma(g6_1, f5_1, a5_1);
-      a6_0 = kv_fma(g7_0, f5_0, a6_0);
-      a6_1 = kv_fma(g7_1, f5_1, a6_1);
-      a7_0 = kv_fma(g8_0, f5_0, a7_0);
-      a7_1 = kv_fma(g8_1, f5_1, a7_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
-      a3_0 = kv_fma(g3_0, f6_0, a3_0);
-      a3_1 = kv_fma(g3_1, f6_1, a3_1);
-      a4_0 = kv_fma(g4_0, f6_0, a4_0);
-      a4_1 = kv_fma(g4_1, f6_1, a4_1);
-      a5_0 = kv_fma(g5_0, f6_0, a5_0);
-      a5_1 = kv_fma(g5_1, f6_1, a5_1);
-      a6_0 = kv_fma(g6_0, f6_0, a6_0);
-      a6_1 = kv_fma(g6_1, f6_1, a6_1);
-      a7_0 = kv_fma(g7_0, f6_0, a7_0);
-      a7_1 = kv_fma(g7_1, f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
@@ -7026,29 +13292,42 @@ static void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 2u + 4u + 8u + 16u + 32u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 1;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-        const int64_t q0 = (x0 + kk * 1 + PL - 6) / 1;
-        if (all) kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 1;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
+          uint16_t *o = d + (x0 + k * 1) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fast00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
@@ -7058,9 +13337,10 @@ static void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 1 ? 16u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 1 ? 32u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 1 ? 64u : 0u;
-        kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -7508,6 +13788,11 @@ void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 16 == 0 &&
          ((uintptr_t)a->dx & 63) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 604 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
   {

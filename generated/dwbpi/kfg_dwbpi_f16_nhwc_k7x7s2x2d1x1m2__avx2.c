@@ -79,7 +79,8 @@ typedef struct kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_ctx {
   /* per column phase px: pixels ix = x0 + k*2, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[2], n[2], klo[2], khi[2];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_ctx;
 
 size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_scratch(const void *args) {
@@ -94,9 +95,253 @@ size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
+   2 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
    3 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast00(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 8) {
@@ -107,7 +352,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -116,45 +361,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -163,45 +432,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -210,45 +503,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -257,42 +574,66 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -310,7 +651,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -319,35 +660,55 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -356,35 +717,55 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -393,35 +774,55 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -430,32 +831,52 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -474,7 +895,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -483,45 +904,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -530,45 +975,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -577,45 +1046,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -624,42 +1117,66 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -770,9 +1287,256 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
 }
 
 /* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
+   3 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
    4 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast01(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 8) {
@@ -785,184 +1549,280 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -981,120 +1841,184 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1113,152 +2037,232 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1280,184 +2284,280 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const uint16_t *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const uint16_t *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const uint16_t *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1549,9 +2649,196 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
 }
 
 /* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
+   2 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
    3 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast10(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 8) {
@@ -1562,7 +2849,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1571,45 +2858,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1618,45 +2929,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1665,42 +3000,66 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1718,7 +3077,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1727,35 +3086,55 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1764,35 +3143,55 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1801,32 +3200,52 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -1845,7 +3264,7 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1854,45 +3273,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1901,45 +3344,69 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 8);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1948,42 +3415,66 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g3_0, f0_0, a0_0);
-      a0_1 = kv_fma(g3_1, f0_1, a0_1);
-      a1_0 = kv_fma(g4_0, f0_0, a1_0);
-      a1_1 = kv_fma(g4_1, f0_1, a1_1);
-      a2_0 = kv_fma(g5_0, f0_0, a2_0);
-      a2_1 = kv_fma(g5_1, f0_1, a2_1);
-      a0_0 = kv_fma(g2_0, f2_0, a0_0);
-      a0_1 = kv_fma(g2_1, f2_1, a0_1);
-      a1_0 = kv_fma(g3_0, f2_0, a1_0);
-      a1_1 = kv_fma(g3_1, f2_1, a1_1);
-      a2_0 = kv_fma(g4_0, f2_0, a2_0);
-      a2_1 = kv_fma(g4_1, f2_1, a2_1);
-      a0_0 = kv_fma(g1_0, f4_0, a0_0);
-      a0_1 = kv_fma(g1_1, f4_1, a0_1);
-      a1_0 = kv_fma(g2_0, f4_0, a1_0);
-      a1_1 = kv_fma(g2_1, f4_1, a1_1);
-      a2_0 = kv_fma(g3_0, f4_0, a2_0);
-      a2_1 = kv_fma(g3_1, f4_1, a2_1);
-      a0_0 = kv_fma(g0_0, f6_0, a0_0);
-      a0_1 = kv_fma(g0_1, f6_1, a0_1);
-      a1_0 = kv_fma(g1_0, f6_0, a1_0);
-      a1_1 = kv_fma(g1_1, f6_1, a1_1);
-      a2_0 = kv_fma(g2_0, f6_0, a2_0);
-      a2_1 = kv_fma(g2_1, f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2072,9 +3563,199 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
 }
 
 /* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
+   3 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
    4 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast11(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 8) {
@@ -2087,139 +3768,211 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2238,91 +3991,139 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2341,115 +4142,175 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2471,139 +4332,211 @@ static kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const uint16_t *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const uint16_t *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const uint16_t *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
-      const kv_f g0_0 = kv_ld(g + 0);
-      const kv_f g0_1 = kv_ld(g + 8);
-      const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-      const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-      const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-      const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-      const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-      const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-      const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-      const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-      const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-      const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-      a0_0 = kv_fma(g2_0, f1_0, a0_0);
-      a0_1 = kv_fma(g2_1, f1_1, a0_1);
-      a1_0 = kv_fma(g3_0, f1_0, a1_0);
-      a1_1 = kv_fma(g3_1, f1_1, a1_1);
-      a2_0 = kv_fma(g4_0, f1_0, a2_0);
-      a2_1 = kv_fma(g4_1, f1_1, a2_1);
-      a3_0 = kv_fma(g5_0, f1_0, a3_0);
-      a3_1 = kv_fma(g5_1, f1_1, a3_1);
-      a0_0 = kv_fma(g1_0, f3_0, a0_0);
-      a0_1 = kv_fma(g1_1, f3_1, a0_1);
-      a1_0 = kv_fma(g2_0, f3_0, a1_0);
-      a1_1 = kv_fma(g2_1, f3_1, a1_1);
-      a2_0 = kv_fma(g3_0, f3_0, a2_0);
-      a2_1 = kv_fma(g3_1, f3_1, a2_1);
-      a3_0 = kv_fma(g4_0, f3_0, a3_0);
-      a3_1 = kv_fma(g4_1, f3_1, a3_1);
-      a0_0 = kv_fma(g0_0, f5_0, a0_0);
-      a0_1 = kv_fma(g0_1, f5_1, a0_1);
-      a1_0 = kv_fma(g1_0, f5_0, a1_0);
-      a1_1 = kv_fma(g1_1, f5_1, a1_1);
-      a2_0 = kv_fma(g2_0, f5_0, a2_0);
-      a2_1 = kv_fma(g2_1, f5_1, a2_1);
-      a3_0 = kv_fma(g3_0, f5_0, a3_0);
-      a3_1 = kv_fma(g3_1, f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
     kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
@@ -2707,33 +4640,45 @@ static void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f16_nhw
   { /* column phase 0: filter cols { 0, 2, 4, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 4u + 16u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 3) {
-        /* a block of 3 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 3 <= khi ? k : khi - 3;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 6) / 2;
-        if (all) kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast00(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 3;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 2 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 3 */
+        const int64_t ni = khi - k, nb = (ni + 2) / 3, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 1) {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 2 ? 8u : 0u;
-        kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_single00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_single00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -2888,33 +4833,45 @@ static void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f16_nhw
   { /* column phase 1: filter cols { 1, 3, 5 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 1u + 4u + 16u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 4) {
-        /* a block of 4 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 4 <= khi ? k : khi - 4;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 5) / 2;
-        if (all) kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast01(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 4;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 3 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 5) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 4 */
+        const int64_t ni = khi - k, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_single01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_single01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -3062,33 +5019,45 @@ static void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f16_nhw
   { /* column phase 0: filter cols { 0, 2, 4, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 2u + 8u + 32u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 3) {
-        /* a block of 3 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 3 <= khi ? k : khi - 3;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 6) / 2;
-        if (all) kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast10(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 3;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 2 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 3 */
+        const int64_t ni = khi - k, nb = (ni + 2) / 3, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 1) {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 2 ? 8u : 0u;
-        kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_single10(r1, r3, r5, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_single10(r1, r3, r5, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -3209,33 +5178,45 @@ static void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f16_nhw
   { /* column phase 1: filter cols { 1, 3, 5 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 2u + 8u + 32u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 4) {
-        /* a block of 4 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 4 <= khi ? k : khi - 4;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 5) / 2;
-        if (all) kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast11(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 4;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 3 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 5) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 4 */
+        const int64_t ni = khi - k, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fast11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_single11(r1, r3, r5, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_single11(r1, r3, r5, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -3359,6 +5340,11 @@ void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *pa
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 8 == 0 &&
          ((uintptr_t)a->dx & 31) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 364 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {

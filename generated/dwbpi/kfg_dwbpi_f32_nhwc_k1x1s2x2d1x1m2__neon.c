@@ -66,7 +66,8 @@ typedef struct kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_ctx {
   /* per column phase px: pixels ix = x0 + k*2, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[2], n[2], klo[2], khi[2];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args) {
@@ -81,9 +82,270 @@ size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00_5(const float *g0, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00_6(const float *g0, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00_7(const float *g0, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00(const float *g0, const float *flt,
+static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00_8(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -104,25 +366,73 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
-      a0_0 = kv_fma(kv_ld(g + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -153,13 +463,25 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
-      a0_0 = kv_fma(kv_ld(g + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f0_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -180,15 +502,33 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
-      a0_0 = kv_fma(kv_ld(g + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f0_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -213,17 +553,41 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
-      a0_0 = kv_fma(kv_ld(g + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -252,19 +616,49 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
-      a0_0 = kv_fma(kv_ld(g + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a4_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -297,21 +691,57 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
-      a0_0 = kv_fma(kv_ld(g + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a5_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -348,23 +778,65 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
-      a0_0 = kv_fma(kv_ld(g + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a6_1);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -405,25 +877,73 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
-      a0_0 = kv_fma(kv_ld(g + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -483,35 +1003,49 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
   { /* column phase 0: filter cols { 0 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 0) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00(r0 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_8(r0 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 0) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_2(r0 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_3(r0 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_4(r0 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_5(r0 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_6(r0 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_7(r0 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 0) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fast00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_fastv00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
-        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_single00(r0, vm, (ix + PL - 0) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_single00(r0, vm, (ix + PL - 0) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -608,6 +1142,11 @@ void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon(const void *args, const kfi_par *pa
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 4 == 0 &&
          ((uintptr_t)a->dx & 15) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 104 / 16 * 16;
+  if (x.cc < 16) x.cc = 16;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {

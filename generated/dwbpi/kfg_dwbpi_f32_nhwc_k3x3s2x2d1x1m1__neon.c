@@ -66,7 +66,8 @@ typedef struct kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_ctx {
   /* per column phase px: pixels ix = x0 + k*2, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[2], n[2], klo[2], khi[2];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args) {
@@ -81,9 +82,321 @@ size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00_5(const float *g0, const float *g2, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 6 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00_6(const float *g0, const float *g2, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 6 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+    if (nt) kv_stream(o + 10 * C + c0, a5_0);
+    else kv_st(o + 10 * C + c0, a5_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00_7(const float *g0, const float *g2, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 6 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+    if (nt) kv_stream(o + 10 * C + c0, a5_0);
+    else kv_st(o + 10 * C + c0, a5_0);
+    if (nt) kv_stream(o + 12 * C + c0, a6_0);
+    else kv_st(o + 12 * C + c0, a6_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00_8(const float *g0, const float *g2, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -96,46 +409,100 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -164,22 +531,40 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -197,26 +582,50 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -237,30 +646,60 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -284,34 +723,70 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -338,38 +813,80 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -399,42 +916,90 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a6_0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a6_0);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -467,46 +1032,100 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -561,9 +1180,261 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
 }
 
 /* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01_5(const float *g0, const float *g2, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 6 * CM + c0 * 1;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01_6(const float *g0, const float *g2, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 6 * CM + c0 * 1;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+    if (nt) kv_stream(o + 10 * C + c0, a5_0);
+    else kv_st(o + 10 * C + c0, a5_0);
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01_7(const float *g0, const float *g2, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 6 * CM + c0 * 1;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+    if (nt) kv_stream(o + 10 * C + c0, a5_0);
+    else kv_st(o + 10 * C + c0, a5_0);
+    if (nt) kv_stream(o + 12 * C + c0, a6_0);
+    else kv_st(o + 12 * C + c0, a6_0);
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01_8(const float *g0, const float *g2, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -576,28 +1447,76 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -626,16 +1545,28 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -653,18 +1584,36 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -685,20 +1634,44 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -722,22 +1695,52 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -764,24 +1767,60 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -811,26 +1850,68 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a6_0);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a6_0);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -863,28 +1944,76 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 6 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -931,9 +2060,207 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
 }
 
 /* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10_5(const float *g1, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 3 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10_6(const float *g1, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 3 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+    if (nt) kv_stream(o + 10 * C + c0, a5_0);
+    else kv_st(o + 10 * C + c0, a5_0);
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10_7(const float *g1, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 3 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+    if (nt) kv_stream(o + 10 * C + c0, a5_0);
+    else kv_st(o + 10 * C + c0, a5_0);
+    if (nt) kv_stream(o + 12 * C + c0, a6_0);
+    else kv_st(o + 12 * C + c0, a6_0);
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10_8(const float *g1, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -946,25 +2273,52 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -993,13 +2347,22 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1017,15 +2380,27 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1046,17 +2421,32 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1080,19 +2470,37 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1119,21 +2527,42 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1163,23 +2592,47 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a6_0);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1212,25 +2665,52 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1275,9 +2755,177 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
 }
 
 /* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11_5(const float *g1, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 3 * CM + c0 * 1;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11_6(const float *g1, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 3 * CM + c0 * 1;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+    if (nt) kv_stream(o + 10 * C + c0, a5_0);
+    else kv_st(o + 10 * C + c0, a5_0);
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11_7(const float *g1, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 3 * CM + c0 * 1;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 2 * C + c0, a1_0);
+    else kv_st(o + 2 * C + c0, a1_0);
+    if (nt) kv_stream(o + 4 * C + c0, a2_0);
+    else kv_st(o + 4 * C + c0, a2_0);
+    if (nt) kv_stream(o + 6 * C + c0, a3_0);
+    else kv_st(o + 6 * C + c0, a3_0);
+    if (nt) kv_stream(o + 8 * C + c0, a4_0);
+    else kv_st(o + 8 * C + c0, a4_0);
+    if (nt) kv_stream(o + 10 * C + c0, a5_0);
+    else kv_st(o + 10 * C + c0, a5_0);
+    if (nt) kv_stream(o + 12 * C + c0, a6_0);
+    else kv_st(o + 12 * C + c0, a6_0);
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11_8(const float *g1, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -1290,16 +2938,40 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1328,10 +3000,16 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1349,11 +3027,20 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1374,12 +3061,24 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1403,13 +3102,28 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1436,14 +3150,32 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1473,15 +3205,36 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a6_0);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1514,16 +3267,40 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 3 * CM + c0 * 1;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1585,36 +3362,50 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
   { /* column phase 0: filter cols { 0, 2 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 4u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 2) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00(r0 + q0 * CM, r2 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 2) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 2) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast00_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
-        kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_single00(r0, r2, vm, (ix + PL - 2) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_single00(r0, r2, vm, (ix + PL - 2) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -1660,35 +3451,49 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
   { /* column phase 1: filter cols { 1 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 1u + 4u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 1) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01(r0 + q0 * CM, r2 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 1) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 1) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast01_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
-        kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_single01(r0, r2, vm, (ix + PL - 1) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_single01(r0, r2, vm, (ix + PL - 1) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -1739,36 +3544,50 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_f32_nhw
   { /* column phase 0: filter cols { 0, 2 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 2u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 2) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10(r1 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_8(r1 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 2) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_2(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_3(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_4(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_5(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_6(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_7(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 2) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast10_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv10_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
-        kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_single10(r1, vm, (ix + PL - 2) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_single10(r1, vm, (ix + PL - 2) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -1800,35 +3619,49 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_f32_nhw
   { /* column phase 1: filter cols { 1 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 2u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 1) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11(r1 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_8(r1 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 1) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_2(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_3(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_4(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_5(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_6(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_7(r1 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 1) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fast11_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_fastv11_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
-        kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_single11(r1, vm, (ix + PL - 1) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_single11(r1, vm, (ix + PL - 1) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -1882,6 +3715,11 @@ void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *pa
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 4 == 0 &&
          ((uintptr_t)a->dx & 15) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 148 / 16 * 16;
+  if (x.cc < 16) x.cc = 16;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {

@@ -66,7 +66,8 @@ typedef struct kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_ctx {
   /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[1], n[1], klo[1], khi[1];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_scratch(const void *args) {
@@ -81,9 +82,2106 @@ size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
+   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00_5(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 1 */
+      const float *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
+   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00_6(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 1 */
+      const float *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 5 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
+   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00_7(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 1 */
+      const float *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 5 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
    8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *flt,
+static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00_8(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -104,7 +2202,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -115,89 +2213,161 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -208,89 +2378,161 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -301,89 +2543,161 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -394,89 +2708,161 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -487,86 +2873,158 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -597,7 +3055,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -608,29 +3066,65 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -641,29 +3135,65 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -674,29 +3204,65 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -707,29 +3273,65 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -740,26 +3342,62 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -780,7 +3418,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -791,39 +3429,81 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -834,39 +3514,81 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -877,39 +3599,81 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -920,39 +3684,81 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -963,36 +3769,78 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -1017,7 +3865,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1028,49 +3876,97 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1081,49 +3977,97 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1134,49 +4078,97 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1187,49 +4179,97 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1240,46 +4280,94 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -1308,7 +4396,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1319,59 +4407,113 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1382,59 +4524,113 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1445,59 +4641,113 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1508,59 +4758,113 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1571,56 +4875,110 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -1653,7 +5011,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1664,69 +5022,129 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1737,69 +5155,129 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1810,69 +5288,129 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1883,69 +5421,129 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -1956,66 +5554,126 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2052,7 +5710,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2063,79 +5721,145 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2146,79 +5870,145 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2229,79 +6019,145 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2312,79 +6168,145 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2395,76 +6317,142 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2505,7 +6493,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2516,89 +6504,161 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 5 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2609,89 +6669,161 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 10 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2702,89 +6834,161 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 15 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2795,89 +6999,161 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 20 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
@@ -2888,86 +7164,158 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 11 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -3171,29 +7519,42 @@ static void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 2u + 4u + 8u + 16u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 1;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-        const int64_t q0 = (x0 + kk * 1 + PL - 4) / 1;
-        if (all) kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 4) / 1;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+          const int64_t q0 = (x0 + k * 1 + PL - 4) / 1;
+          float *o = d + (x0 + k * 1) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fast00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
@@ -3201,9 +7562,10 @@ static void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 1 ? 4u : 0u;
         cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 1 ? 8u : 0u;
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 1 ? 16u : 0u;
-        kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4) / 1, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4) / 1, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -3456,6 +7818,11 @@ void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon(const void *args, const kfi_par *pa
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 4 == 0 &&
          ((uintptr_t)a->dx & 15) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 712 / 16 * 16;
+  if (x.cc < 16) x.cc = 16;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
   {

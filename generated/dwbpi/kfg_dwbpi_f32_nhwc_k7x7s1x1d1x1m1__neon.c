@@ -66,7 +66,8 @@ typedef struct kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_ctx {
   /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[1], n[1], klo[1], khi[1];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_scratch(const void *args) {
@@ -81,9 +82,1941 @@ size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00_5(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 1 * C + c0, a1_0);
+    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + 2 * C + c0, a2_0);
+    else kv_st(o + 2 * C + c0, a2_0);
+    if (nt) kv_stream(o + 3 * C + c0, a3_0);
+    else kv_st(o + 3 * C + c0, a3_0);
+    if (nt) kv_stream(o + 4 * C + c0, a4_0);
+    else kv_st(o + 4 * C + c0, a4_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00_6(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 1 * C + c0, a1_0);
+    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + 2 * C + c0, a2_0);
+    else kv_st(o + 2 * C + c0, a2_0);
+    if (nt) kv_stream(o + 3 * C + c0, a3_0);
+    else kv_st(o + 3 * C + c0, a3_0);
+    if (nt) kv_stream(o + 4 * C + c0, a4_0);
+    else kv_st(o + 4 * C + c0, a4_0);
+    if (nt) kv_stream(o + 5 * C + c0, a5_0);
+    else kv_st(o + 5 * C + c0, a5_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
+   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00_7(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+    }
+    if (nt) kv_stream(o + c0, a0_0);
+    else kv_st(o + c0, a0_0);
+    if (nt) kv_stream(o + 1 * C + c0, a1_0);
+    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + 2 * C + c0, a2_0);
+    else kv_st(o + 2 * C + c0, a2_0);
+    if (nt) kv_stream(o + 3 * C + c0, a3_0);
+    else kv_st(o + 3 * C + c0, a3_0);
+    if (nt) kv_stream(o + 4 * C + c0, a4_0);
+    else kv_st(o + 4 * C + c0, a4_0);
+    if (nt) kv_stream(o + 5 * C + c0, a5_0);
+    else kv_st(o + 5 * C + c0, a5_0);
+    if (nt) kv_stream(o + 6 * C + c0, a6_0);
+    else kv_st(o + 6 * C + c0, a6_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
    8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00_8(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -96,7 +2029,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -104,65 +2037,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -170,65 +2145,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -236,65 +2253,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const float *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -302,65 +2361,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const float *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -368,65 +2469,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const float *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -434,65 +2577,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const float *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -500,62 +2685,104 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -584,7 +2811,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -592,23 +2819,47 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -616,23 +2867,47 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -640,23 +2915,47 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const float *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -664,23 +2963,47 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const float *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -688,23 +3011,47 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const float *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -712,23 +3059,47 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const float *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -736,20 +3107,44 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -767,7 +3162,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -775,30 +3170,57 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -806,30 +3228,57 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -837,30 +3286,57 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const float *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -868,30 +3344,57 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const float *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -899,30 +3402,57 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const float *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -930,30 +3460,57 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const float *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -961,27 +3518,54 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1002,7 +3586,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1010,37 +3594,67 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1048,37 +3662,67 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1086,37 +3730,67 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const float *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1124,37 +3798,67 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const float *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1162,37 +3866,67 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const float *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1200,37 +3934,67 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const float *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1238,34 +4002,64 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1289,7 +4083,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1297,44 +4091,77 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1342,44 +4169,77 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1387,44 +4247,77 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const float *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1432,44 +4325,77 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const float *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1477,44 +4403,77 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const float *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1522,44 +4481,77 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const float *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1567,41 +4559,74 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -1628,7 +4653,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1636,51 +4661,87 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1688,51 +4749,87 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1740,51 +4837,87 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const float *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1792,51 +4925,87 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const float *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1844,51 +5013,87 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const float *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1896,51 +5101,87 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const float *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1948,48 +5189,84 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -2019,7 +5296,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2027,58 +5304,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2086,58 +5402,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2145,58 +5500,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const float *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2204,58 +5598,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const float *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2263,58 +5696,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const float *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2322,58 +5794,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const float *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2381,55 +5892,94 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -2462,7 +6012,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1, *g = g0 + c0 * 1;
+      const float *fr = flt + 0 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2470,65 +6020,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1, *g = g1 + c0 * 1;
+      const float *fr = flt + 7 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2536,65 +6128,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1, *g = g2 + c0 * 1;
+      const float *fr = flt + 14 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2602,65 +6236,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1, *g = g3 + c0 * 1;
+      const float *fr = flt + 21 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2668,65 +6344,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1, *g = g4 + c0 * 1;
+      const float *fr = flt + 28 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2734,65 +6452,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1, *g = g5 + c0 * 1;
+      const float *fr = flt + 35 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2800,65 +6560,107 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1, *g = g6 + c0 * 1;
+      const float *fr = flt + 42 * CM + c0 * 1;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -2866,62 +6668,104 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      a0_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 11 * CM + 0), f0_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 12 * CM + 0), f0_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 13 * CM + 0), f0_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 10 * CM + 0), f1_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 11 * CM + 0), f1_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 12 * CM + 0), f1_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 10 * CM + 0), f2_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 11 * CM + 0), f2_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f3_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f3_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f4_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f5_0, a7_0);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
+      {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
@@ -3207,29 +7051,42 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 2u + 4u + 8u + 16u + 32u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 1;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-        const int64_t q0 = (x0 + kk * 1 + PL - 6) / 1;
-        if (all) kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 1) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 1;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
+          float *o = d + (x0 + k * 1) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fast00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_fastv00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
@@ -3239,9 +7096,10 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 1 ? 16u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 1 ? 32u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 1 ? 64u : 0u;
-        kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -3591,6 +7449,11 @@ void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon(const void *args, const kfi_par *pa
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 4 == 0 &&
          ((uintptr_t)a->dx & 15) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 620 / 16 * 16;
+  if (x.cc < 16) x.cc = 16;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
   {

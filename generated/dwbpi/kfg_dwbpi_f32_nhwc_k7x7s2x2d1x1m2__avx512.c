@@ -58,7 +58,8 @@ typedef struct kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_ctx {
   /* per column phase px: pixels ix = x0 + k*2, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[2], n[2], klo[2], khi[2];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_scratch(const void *args) {
@@ -73,9 +74,1467 @@ size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 16) {
@@ -96,7 +1555,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -105,73 +1564,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -180,73 +1705,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -255,73 +1846,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -330,70 +1987,136 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -424,7 +2147,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -433,25 +2156,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -460,25 +2213,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -487,25 +2270,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -514,22 +2327,52 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -550,7 +2393,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -559,33 +2402,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -594,33 +2473,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -629,33 +2544,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -664,30 +2615,66 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -712,7 +2699,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -721,41 +2708,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -764,41 +2793,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -807,41 +2878,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -850,38 +2963,80 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -910,7 +3065,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -919,49 +3074,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -970,49 +3173,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1021,49 +3272,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1072,46 +3371,94 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -1144,7 +3491,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1153,57 +3500,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1212,57 +3613,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1271,57 +3726,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1330,54 +3839,108 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -1414,7 +3977,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1423,65 +3986,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1490,65 +4113,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1557,65 +4240,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1624,62 +4367,122 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -1720,7 +4523,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1729,73 +4532,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1804,73 +4673,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1879,73 +4814,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1954,70 +4955,136 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2141,9 +5208,1227 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
 }
 
 /* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 16) {
@@ -2164,232 +6449,472 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2420,88 +6945,184 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2522,112 +7143,232 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2652,136 +7393,280 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2810,160 +7695,328 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2996,184 +8049,376 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -3210,208 +8455,424 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -3452,232 +8913,472 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -3781,9 +9482,1128 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
 }
 
 /* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10_5(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10_6(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10_7(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10_8(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 16) {
@@ -3804,7 +10624,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3813,73 +10633,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3888,73 +10774,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3963,70 +10915,136 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4057,7 +11075,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4066,25 +11084,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4093,25 +11141,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4120,22 +11198,52 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4156,7 +11264,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4165,33 +11273,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4200,33 +11344,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4235,30 +11415,66 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4283,7 +11499,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4292,41 +11508,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4335,41 +11593,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4378,38 +11678,80 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4438,7 +11780,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4447,49 +11789,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4498,49 +11888,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4549,46 +11987,94 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4621,7 +12107,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4630,57 +12116,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4689,57 +12229,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4748,54 +12342,108 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4832,7 +12480,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4841,65 +12489,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4908,65 +12616,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4975,62 +12743,122 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5071,7 +12899,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -5080,73 +12908,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -5155,73 +13049,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 16);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -5230,70 +13190,136 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 16), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 16), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 16), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 16), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 16), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 16), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 16), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 16), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5395,9 +13421,948 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
 }
 
 /* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11_5(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11_6(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11_7(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11_8(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 16) {
@@ -5418,175 +14383,355 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5617,67 +14762,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5698,85 +14915,175 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5801,103 +15108,211 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5926,121 +15341,247 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -6073,139 +15614,283 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -6242,157 +15927,319 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -6433,175 +16280,355 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 16), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 16), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 16), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 16), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 16), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 16), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 16), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 16), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 16), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 16), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 16), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 16), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 16), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 16), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 16), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 16), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 16), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 16), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 16), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 16), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 16), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 16), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 16), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 16), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 16);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 16);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 16);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 16);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 16);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 16);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 16);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 16);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -6717,38 +16744,52 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
   { /* column phase 0: filter cols { 0, 2, 4, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 4u + 16u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 6) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 2 ? 8u : 0u;
-        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_single00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_single00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -6903,37 +16944,51 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
   { /* column phase 1: filter cols { 1, 3, 5 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 1u + 4u + 16u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 5) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 5) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_single01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_single01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -7081,38 +17136,52 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
   { /* column phase 0: filter cols { 0, 2, 4, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 2u + 8u + 32u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 6) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 2 ? 8u : 0u;
-        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_single10(r1, r3, r5, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_single10(r1, r3, r5, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -7233,37 +17302,51 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
   { /* column phase 1: filter cols { 1, 3, 5 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 2u + 8u + 32u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 5) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 5) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fast11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_fastv11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_single11(r1, r3, r5, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_single11(r1, r3, r5, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -7388,6 +17471,11 @@ void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par *
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 16 == 0 &&
          ((uintptr_t)a->dx & 63) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 872 / 16 * 16;
+  if (x.cc < 16) x.cc = 16;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {

@@ -66,7 +66,8 @@ typedef struct kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_ctx {
   /* per column phase px: pixels ix = x0 + k*2, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[2], n[2], klo[2], khi[2];
-  int nt;                                         /* non-temporal stores in unchecked blocks */
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_scratch(const void *args) {
@@ -81,9 +82,1467 @@ size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_scratch(const void *args) {
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4, 6 }, cols { 0, 2, 4, 6 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -104,7 +1563,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -113,73 +1572,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -188,73 +1713,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -263,73 +1854,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -338,70 +1995,136 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -432,7 +2155,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -441,25 +2164,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -468,25 +2221,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -495,25 +2278,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -522,22 +2335,52 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -558,7 +2401,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -567,33 +2410,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -602,33 +2481,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -637,33 +2552,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -672,30 +2623,66 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -720,7 +2707,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -729,41 +2716,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -772,41 +2801,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -815,41 +2886,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -858,38 +2971,80 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -918,7 +3073,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -927,49 +3082,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -978,49 +3181,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1029,49 +3280,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1080,46 +3379,94 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -1152,7 +3499,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1161,57 +3508,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1220,57 +3621,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1279,57 +3734,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1338,54 +3847,108 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -1422,7 +3985,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1431,65 +3994,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1498,65 +4121,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1565,65 +4248,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1632,62 +4375,122 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -1728,7 +4531,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1737,73 +4540,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1812,73 +4681,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1887,73 +4822,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -1962,70 +4963,136 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2149,9 +5216,1227 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
 }
 
 /* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const float *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4, 6 }, cols { 1, 3, 5 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -2172,232 +6457,472 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2428,88 +6953,184 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2530,112 +7151,232 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2660,136 +7401,280 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -2818,160 +7703,328 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -3004,184 +8057,376 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -3218,208 +8463,424 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -3460,232 +8921,472 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2, *g = g0 + c0 * 2;
+      const float *fr = flt + 0 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2, *g = g2 + c0 * 2;
+      const float *fr = flt + 14 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2, *g = g4 + c0 * 2;
+      const float *fr = flt + 28 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2, *g = g6 + c0 * 2;
+      const float *fr = flt + 42 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -3789,9 +9490,1128 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
 }
 
 /* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10_5(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10_6(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10_7(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3, 5 }, cols { 0, 2, 4, 6 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10_8(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -3812,7 +10632,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3821,73 +10641,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3896,73 +10782,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -3971,70 +10923,136 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4065,7 +11083,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4074,25 +11092,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4101,25 +11149,55 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4128,22 +11206,52 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4164,7 +11272,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4173,33 +11281,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4208,33 +11352,69 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4243,30 +11423,66 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4291,7 +11507,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4300,41 +11516,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4343,41 +11601,83 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4386,38 +11686,80 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4446,7 +11788,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4455,49 +11797,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4506,49 +11896,97 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4557,46 +11995,94 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4629,7 +12115,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4638,57 +12124,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4697,57 +12237,111 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4756,54 +12350,108 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -4840,7 +12488,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4849,65 +12497,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4916,65 +12624,125 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -4983,62 +12751,122 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5079,7 +12907,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -5088,73 +12916,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -5163,73 +13057,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f0_0 = kv_ld(fr + 0);
       const kv_f f0_1 = kv_ld(fr + 4);
       const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
@@ -5238,70 +13198,136 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 3 * CM + 0), f0_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 3 * CM + 4), f0_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 4 * CM + 0), f0_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 4 * CM + 4), f0_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 5 * CM + 0), f0_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 5 * CM + 4), f0_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 6 * CM + 0), f0_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 6 * CM + 4), f0_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 7 * CM + 0), f0_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 7 * CM + 4), f0_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 8 * CM + 0), f0_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 8 * CM + 4), f0_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 9 * CM + 0), f0_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 9 * CM + 4), f0_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 10 * CM + 0), f0_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 10 * CM + 4), f0_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f2_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f2_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f2_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f2_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f2_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f2_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f2_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f2_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f2_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f2_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f2_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f2_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f2_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f2_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f2_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f2_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f4_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f4_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f4_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f4_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f4_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f4_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f4_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f4_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f4_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f4_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f4_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f4_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f4_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f4_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f4_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f4_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f6_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f6_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f6_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f6_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f6_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f6_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f6_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f6_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f6_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f6_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f6_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f6_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f6_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f6_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f6_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f6_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+        a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+        a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+        a6_0 = kv_fma(g, f2_0, a6_0);
+        a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+        a6_1 = kv_fma(g, f2_1, a6_1);
+        a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+        a5_0 = kv_fma(g, f2_0, a5_0);
+        a6_0 = kv_fma(g, f4_0, a6_0);
+        a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+        a5_1 = kv_fma(g, f2_1, a5_1);
+        a6_1 = kv_fma(g, f4_1, a6_1);
+        a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+        a4_0 = kv_fma(g, f2_0, a4_0);
+        a5_0 = kv_fma(g, f4_0, a5_0);
+        a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+        a4_1 = kv_fma(g, f2_1, a4_1);
+        a5_1 = kv_fma(g, f4_1, a5_1);
+        a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+        a4_0 = kv_fma(g, f4_0, a4_0);
+        a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+        a4_1 = kv_fma(g, f4_1, a4_1);
+        a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+        a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+        a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+        a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+        a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+        a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+        a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+        a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+        a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f6_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5403,9 +13429,948 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
 }
 
 /* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11_5(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11_6(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11_7(const float *g1, const float *g3, const float *g5, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
+    }
+    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+    else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    if (nt) kv_stream(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    else kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3, 5 }, cols { 1, 3, 5 }):
    8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
    at dy column 0 of the block in each filter row. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11_8(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
   (void)nt;
   for (; c0 < c1; c0 += 4) {
@@ -5426,175 +14391,355 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5625,67 +14770,139 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5706,85 +14923,175 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5809,103 +15116,211 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -5934,121 +15349,247 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -6081,139 +15622,283 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -6250,157 +15935,319 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -6441,175 +16288,355 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2, *g = g1 + c0 * 2;
+      const float *fr = flt + 7 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2, *g = g3 + c0 * 2;
+      const float *fr = flt + 21 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2, *g = g5 + c0 * 2;
+      const float *fr = flt + 35 * CM + c0 * 2;
       const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
       const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
       const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      a0_0 = kv_fma(kv_ld(g + 2 * CM + 0), f1_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 2 * CM + 4), f1_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 3 * CM + 0), f1_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 3 * CM + 4), f1_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 4 * CM + 0), f1_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 4 * CM + 4), f1_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 5 * CM + 0), f1_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 5 * CM + 4), f1_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 6 * CM + 0), f1_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 6 * CM + 4), f1_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 7 * CM + 0), f1_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 7 * CM + 4), f1_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 8 * CM + 0), f1_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 8 * CM + 4), f1_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 9 * CM + 0), f1_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 9 * CM + 4), f1_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 1 * CM + 0), f3_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 1 * CM + 4), f3_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 2 * CM + 0), f3_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 2 * CM + 4), f3_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 3 * CM + 0), f3_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 3 * CM + 4), f3_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 4 * CM + 0), f3_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 4 * CM + 4), f3_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 5 * CM + 0), f3_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 5 * CM + 4), f3_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 6 * CM + 0), f3_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 6 * CM + 4), f3_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 7 * CM + 0), f3_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 7 * CM + 4), f3_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 8 * CM + 0), f3_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 8 * CM + 4), f3_1, a7_1);
-      a0_0 = kv_fma(kv_ld(g + 0), f5_0, a0_0);
-      a0_1 = kv_fma(kv_ld(g + 4), f5_1, a0_1);
-      a1_0 = kv_fma(kv_ld(g + 1 * CM + 0), f5_0, a1_0);
-      a1_1 = kv_fma(kv_ld(g + 1 * CM + 4), f5_1, a1_1);
-      a2_0 = kv_fma(kv_ld(g + 2 * CM + 0), f5_0, a2_0);
-      a2_1 = kv_fma(kv_ld(g + 2 * CM + 4), f5_1, a2_1);
-      a3_0 = kv_fma(kv_ld(g + 3 * CM + 0), f5_0, a3_0);
-      a3_1 = kv_fma(kv_ld(g + 3 * CM + 4), f5_1, a3_1);
-      a4_0 = kv_fma(kv_ld(g + 4 * CM + 0), f5_0, a4_0);
-      a4_1 = kv_fma(kv_ld(g + 4 * CM + 4), f5_1, a4_1);
-      a5_0 = kv_fma(kv_ld(g + 5 * CM + 0), f5_0, a5_0);
-      a5_1 = kv_fma(kv_ld(g + 5 * CM + 4), f5_1, a5_1);
-      a6_0 = kv_fma(kv_ld(g + 6 * CM + 0), f5_0, a6_0);
-      a6_1 = kv_fma(kv_ld(g + 6 * CM + 4), f5_1, a6_1);
-      a7_0 = kv_fma(kv_ld(g + 7 * CM + 0), f5_0, a7_0);
-      a7_1 = kv_fma(kv_ld(g + 7 * CM + 4), f5_1, a7_1);
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f1_0, a6_0);
+        a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f1_1, a6_1);
+        a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f1_0, a5_0);
+        a6_0 = kv_fma(g, f3_0, a6_0);
+        a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f1_1, a5_1);
+        a6_1 = kv_fma(g, f3_1, a6_1);
+        a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+        a5_0 = kv_fma(g, f3_0, a5_0);
+        a6_0 = kv_fma(g, f5_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+        a5_1 = kv_fma(g, f3_1, a5_1);
+        a6_1 = kv_fma(g, f5_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+        a5_0 = kv_fma(g, f5_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+        a5_1 = kv_fma(g, f5_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+        a4_0 = kv_fma(g, f5_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+        a4_1 = kv_fma(g, f5_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+        a3_0 = kv_fma(g, f5_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+        a3_1 = kv_fma(g, f5_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+        a2_0 = kv_fma(g, f5_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+        a2_1 = kv_fma(g, f5_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+        a1_0 = kv_fma(g, f5_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+        a1_1 = kv_fma(g, f5_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f5_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f5_1, a0_1);
+      }
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
@@ -6725,38 +16752,52 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
   { /* column phase 0: filter cols { 0, 2, 4, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 4u + 16u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 6) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 2 ? 8u : 0u;
-        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_single00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_single00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -6911,37 +16952,51 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
   { /* column phase 1: filter cols { 1, 3, 5 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 1u + 4u + 16u + 64u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 5) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 5) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_single01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_single01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -7089,38 +17144,52 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_row1(const kfg_dwbpi_f32_nhw
   { /* column phase 0: filter cols { 0, 2, 4, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 2u + 8u + 32u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 6) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 6) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
         cm |= ix + PL - 6 >= 0 && ix + PL - 6 < OW * 2 ? 8u : 0u;
-        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_single10(r1, r3, r5, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_single10(r1, r3, r5, vm, (ix + PL - 6) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -7241,37 +17310,51 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_row1(const kfg_dwbpi_f32_nhw
   { /* column phase 1: filter cols { 1, 3, 5 } */
     const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
     const int all = vm == 2u + 8u + 32u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
     for (k = 0; k < n;) {
       ix = x0 + k * 2;
-      if (k >= klo && k < khi && khi - klo >= 8) {
-        /* a block of 8 interior pixels; the last one overlaps the one before */
-        const int64_t kk = k + 8 <= khi ? k : khi - 8;
-        /* dy column of pixel kk through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-        const int64_t q0 = (x0 + kk * 2 + PL - 5) / 2;
-        if (all) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt);
-        else kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + (x0 + kk * 2) * C, CM, C, 0, CV, x->nt, vm);
-        k = kk + 8;
-      } else if (k >= klo && k + 1 < khi) {
-        /* an interior of 2 to 7 pixels: one block of its width */
-        const int64_t q0 = (ix + PL - 5) / 2;
-        switch ((int)(khi - k)) {
-          case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, d + ix * C, CM, C, 0, CV, 0, vm); break;
-          default: break;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fast11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_fastv11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        k = khi;
       } else { /* a border pixel: every tap checked */
         unsigned cm = 0;
         cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
         cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
         cm |= ix + PL - 5 >= 0 && ix + PL - 5 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_single11(r1, r3, r5, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, 0, CV);
+        kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_single11(r1, r3, r5, vm, (ix + PL - 5) / 2, cm, flt, d + ix * C, CM, cb, ce);
         k++;
       }
+    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -7396,6 +17479,11 @@ void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon(const void *args, const kfi_par *pa
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(float) >= (int64_t)8388608 && a->c % 4 == 0 &&
          ((uintptr_t)a->dx & 15) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 872 / 16 * 16;
+  if (x.cc < 16) x.cc = 16;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
