@@ -340,6 +340,19 @@ static void special_case(const kconf *k, int variant, th_rng *r, dcase *d) {
       d->w = ri(r, 17, 300);
       d->c = ri(r, 1, 3);
       break;
+    case 7: /* wide rows of many channels: several pixel tiles a row (NHWC SIMD), whole-vector channel counts
+               (streaming stores with a small NT_MIN knob) or not */
+      d->n = 1;
+      d->w = ri(r, 60, 200);
+      if (ri(r, 0, 1)) { /* float dx >= 64 KiB, the knob set's smallest NT_MIN */
+        d->h = ri(r, 4, 6);
+        d->w = ri(r, 100, 200);
+        d->c = 16 * ri(r, 3, 4);
+      } else {
+        d->h = ri(r, 2, 4);
+        d->c = ri(r, 17, 47);
+      }
+      break;
     default: break;
   }
 }
@@ -408,10 +421,10 @@ static void test_every_kernel(void) {
     if (!k.generic) {
       ns++;
       nscalar += th_kernel_isa(name) == KF_ISA_SCALAR;
-      for (v = 0; v < 8; v++) {
+      for (v = 0; v < 9; v++) {
         seed_kernel_case(r, &k, "variant", v);
         for (j = 0, ran = 0; j < 20 && !ran; j++) {
-          special_case(&k, v % 7, r, &d);
+          special_case(&k, v % 8, r, &d);
           ran = run_case(&d, &opt, name, "forced");
         }
         th_check(ran, "%s: no valid case for variant %d", name, v);

@@ -71,8 +71,11 @@ KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
 typedef struct kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_ctx {
   const kfi_dwbpi_args *a;
   int64_t rb, nrb;                                /* rows per task, row blocks per image */
-  int64_t x0[2], lo[2], hi[2];         /* per column phase: first ix; interior ix in [lo, hi) */
-  int nt;                                         /* non-temporal stores in the blocked path */
+  /* per column phase px: pixels ix = x0 + k*2, k in [0, n); every filter
+     column of the phase exists for k in [klo, khi) */
+  int64_t x0[2], n[2], klo[2], khi[2];
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_ctx;
 
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args) {
@@ -80,166 +83,949 @@ size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args) {
   return 0;
 }
 
+#if defined(__GNUC__)
+#define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE __attribute__((noinline))
+#else
+#define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE
+#endif
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fast00_5(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fast00_6(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fast00_7(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fast00_8(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    kv_f a7_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    kv_st(o + 14 * C + c0, kv_pair(a7_0, a7_1));
+  }
+}
+
+/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_2(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+  }
+}
+
+/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_3(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_4(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+  }
+}
+
+/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_5(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_6(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+  }
+}
+
+/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_7(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+  }
+}
+
+/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_8(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    kv_f a7_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        a6_1 = kv_fma(g, f0_1, a6_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    kv_st(o + 12 * C + c0, kv_pair(a6_0, a6_1));
+    kv_st(o + 14 * C + c0, kv_pair(a7_0, a7_1));
+  }
+}
+
+/* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
+   of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
+   through the last filter col (may be negative: an index, never a pointer,
+   until the tap is known to exist). */
+static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_single00(const uint16_t *r0, unsigned vm,
+                                          int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
+                                          int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 4) {
+    kv_f s_0 = kv_zero();
+    kv_f s_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      if (cm & 1u) {
+        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 0 * CM + c0 * 2 + 4), s_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(s_0, s_1));
+  }
+}
+
 /* Output rows of phase 0: filter rows { 0 }. */
 static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_row0(const kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
   const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 2;
+  const int64_t CV = C - C % 4; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
-  int64_t c0, ix;
-  int allv = 1;
-  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  unsigned vm = 0; /* bit fy: filter row fy reaches this row */
+  (void)vm;
+  int64_t c0, ix, k;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
   const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
-  allv &= v0;
-  for (c0 = 0; c0 + 4 <= C; c0 += 4) {
-    const kv_f f0_0_0 = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-    const kv_f f0_0_1 = kv_ld(flt + 0 * CM + c0 * 2 + 4);
-    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0 } */
-      if (allv && ix >= x->lo[0] && ix + 14 < x->hi[0]) {
-        kv_f a0_0 = kv_zero();
-        kv_f a0_1 = kv_zero();
-        kv_f a1_0 = kv_zero();
-        kv_f a1_1 = kv_zero();
-        kv_f a2_0 = kv_zero();
-        kv_f a2_1 = kv_zero();
-        kv_f a3_0 = kv_zero();
-        kv_f a3_1 = kv_zero();
-        kv_f a4_0 = kv_zero();
-        kv_f a4_1 = kv_zero();
-        kv_f a5_0 = kv_zero();
-        kv_f a5_1 = kv_zero();
-        kv_f a6_0 = kv_zero();
-        kv_f a6_1 = kv_zero();
-        kv_f a7_0 = kv_zero();
-        kv_f a7_1 = kv_zero();
-        {
-          const uint16_t *g = r0 + ((ix + PL - 0) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 4);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 4);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 4);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 4);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g4_1 = kv_ld(g + 4 * CM + 4);
-          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-          const kv_f g5_1 = kv_ld(g + 5 * CM + 4);
-          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-          const kv_f g6_1 = kv_ld(g + 6 * CM + 4);
-          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-          const kv_f g7_1 = kv_ld(g + 7 * CM + 4);
-          a0_0 = kv_fma(g0_0, f0_0_0, a0_0);
-          a0_1 = kv_fma(g0_1, f0_0_1, a0_1);
-          a1_0 = kv_fma(g1_0, f0_0_0, a1_0);
-          a1_1 = kv_fma(g1_1, f0_0_1, a1_1);
-          a2_0 = kv_fma(g2_0, f0_0_0, a2_0);
-          a2_1 = kv_fma(g2_1, f0_0_1, a2_1);
-          a3_0 = kv_fma(g3_0, f0_0_0, a3_0);
-          a3_1 = kv_fma(g3_1, f0_0_1, a3_1);
-          a4_0 = kv_fma(g4_0, f0_0_0, a4_0);
-          a4_1 = kv_fma(g4_1, f0_0_1, a4_1);
-          a5_0 = kv_fma(g5_0, f0_0_0, a5_0);
-          a5_1 = kv_fma(g5_1, f0_0_1, a5_1);
-          a6_0 = kv_fma(g6_0, f0_0_0, a6_0);
-          a6_1 = kv_fma(g6_1, f0_0_1, a6_1);
-          a7_0 = kv_fma(g7_0, f0_0_0, a7_0);
-          a7_1 = kv_fma(g7_1, f0_0_1, a7_1);
-        }
-        kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
-        kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
-        kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
-        kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
-        kv_st(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
-        kv_st(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
-        kv_st(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
-        kv_st(d + (ix + 14) * C + c0, kv_pair(a7_0, a7_1));
-        ix += 16;
-      } else {
-        kv_f s_0 = kv_zero();
-        kv_f s_1 = kv_zero();
-        if (v0) {
-          {
-            const int64_t tx = ix + PL - 0; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f0_0_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 4), f0_0_1, s_1);
+  vm |= v0 ? 1u : 0u;
+  { /* column phase 0: filter cols { 0 } */
+    const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
+    const int all = vm == 1u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
+    for (k = 0; k < n;) {
+      ix = x0 + k * 2;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 0) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fast00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fast00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fast00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fast00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_fastv00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
             }
           }
+          k += wb;
         }
-        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
-        ix += 2;
+      } else { /* a border pixel: every tap checked */
+        unsigned cm = 0;
+        cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
+        kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_single00(r0, vm, (ix + PL - 0) / 2, cm, flt, d + ix * C, CM, cb, ce);
+        k++;
       }
     }
-    for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols {  } */
-      if (allv && ix >= x->lo[1] && ix + 14 < x->hi[1]) {
-        kv_f a0_0 = kv_zero();
-        kv_f a0_1 = kv_zero();
-        kv_f a1_0 = kv_zero();
-        kv_f a1_1 = kv_zero();
-        kv_f a2_0 = kv_zero();
-        kv_f a2_1 = kv_zero();
-        kv_f a3_0 = kv_zero();
-        kv_f a3_1 = kv_zero();
-        kv_f a4_0 = kv_zero();
-        kv_f a4_1 = kv_zero();
-        kv_f a5_0 = kv_zero();
-        kv_f a5_1 = kv_zero();
-        kv_f a6_0 = kv_zero();
-        kv_f a6_1 = kv_zero();
-        kv_f a7_0 = kv_zero();
-        kv_f a7_1 = kv_zero();
-        kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
-        kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
-        kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
-        kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
-        kv_st(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
-        kv_st(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
-        kv_st(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
-        kv_st(d + (ix + 14) * C + c0, kv_pair(a7_0, a7_1));
-        ix += 16;
-      } else {
-        kv_f s_0 = kv_zero();
-        kv_f s_1 = kv_zero();
-        if (v0) {
+    }
+    if (CV < C) { /* channel tail: masked, pixel by pixel */
+      const int rem = (int)(C - CV);
+      const int m0 = 2 * rem < 4 ? 2 * rem : 4, m1 = 2 * rem - m0;
+      c0 = CV;
+      for (k = 0; k < n; k++) {
+        ix = x0 + k * 2;
+        {
+          kv_f s_0 = kv_zero();
+          kv_f s_1 = kv_zero();
+          if (v0) {
+            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            if (tx0 >= 0 && tx0 < OW * 2) {
+              const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
+                              kv_ldn(flt + 0 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+            }
+          }
+          kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
         }
-        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
-        ix += 2;
       }
     }
   }
-  if (c0 < C) { /* channel tail: masked, pixel by pixel */
-    const int rem = (int)(C - c0);
-    const int m0 = 2 * rem < 4 ? 2 * rem : 4, m1 = 2 * rem - m0;
-    (void)m0, (void)m1;
-    const kv_f f0_0_0 = kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f0_0_1 = kv_ldn(flt + 0 * CM + c0 * 2 + 4, m1, kv_zero());
-    for (ix = x->x0[0]; ix < W; ix += 2) {
-      kv_f s_0 = kv_zero();
-      kv_f s_1 = kv_zero();
-      if (v0) {
-        {
-          const int64_t tx = ix + PL - 0;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_0_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()), f0_0_1, s_1);
-          }
-        }
-      }
-      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
+  { /* column phase 1: filter cols {  } */
+    const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
+    /* no tap reaches this phase: zeros */
+    for (k = 0; k < n; k++) {
+      uint16_t *o = d + (x0 + k * 2) * C;
+      for (c0 = 0; c0 < C; c0++) o[c0] = 0;
     }
-    for (ix = x->x0[1]; ix < W; ix += 2) {
-      kv_f s_0 = kv_zero();
-      kv_f s_1 = kv_zero();
-      if (v0) {
-      }
-      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
-    }
+    (void)klo, (void)khi;
   }
 }
 
@@ -247,95 +1033,30 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
 static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_row1(const kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
   const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 2;
+  const int64_t CV = C - C % 4; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
-  int64_t c0, ix;
-  int allv = 1;
-  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
-  for (c0 = 0; c0 + 4 <= C; c0 += 4) {
-    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0 } */
-      if (allv && ix >= x->lo[0] && ix + 14 < x->hi[0]) {
-        kv_f a0_0 = kv_zero();
-        kv_f a0_1 = kv_zero();
-        kv_f a1_0 = kv_zero();
-        kv_f a1_1 = kv_zero();
-        kv_f a2_0 = kv_zero();
-        kv_f a2_1 = kv_zero();
-        kv_f a3_0 = kv_zero();
-        kv_f a3_1 = kv_zero();
-        kv_f a4_0 = kv_zero();
-        kv_f a4_1 = kv_zero();
-        kv_f a5_0 = kv_zero();
-        kv_f a5_1 = kv_zero();
-        kv_f a6_0 = kv_zero();
-        kv_f a6_1 = kv_zero();
-        kv_f a7_0 = kv_zero();
-        kv_f a7_1 = kv_zero();
-        kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
-        kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
-        kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
-        kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
-        kv_st(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
-        kv_st(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
-        kv_st(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
-        kv_st(d + (ix + 14) * C + c0, kv_pair(a7_0, a7_1));
-        ix += 16;
-      } else {
-        kv_f s_0 = kv_zero();
-        kv_f s_1 = kv_zero();
-        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
-        ix += 2;
-      }
+  unsigned vm = 0; /* bit fy: filter row fy reaches this row */
+  (void)vm;
+  int64_t c0, ix, k;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
+  { /* column phase 0: filter cols { 0 } */
+    const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
+    /* no tap reaches this phase: zeros */
+    for (k = 0; k < n; k++) {
+      uint16_t *o = d + (x0 + k * 2) * C;
+      for (c0 = 0; c0 < C; c0++) o[c0] = 0;
     }
-    for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols {  } */
-      if (allv && ix >= x->lo[1] && ix + 14 < x->hi[1]) {
-        kv_f a0_0 = kv_zero();
-        kv_f a0_1 = kv_zero();
-        kv_f a1_0 = kv_zero();
-        kv_f a1_1 = kv_zero();
-        kv_f a2_0 = kv_zero();
-        kv_f a2_1 = kv_zero();
-        kv_f a3_0 = kv_zero();
-        kv_f a3_1 = kv_zero();
-        kv_f a4_0 = kv_zero();
-        kv_f a4_1 = kv_zero();
-        kv_f a5_0 = kv_zero();
-        kv_f a5_1 = kv_zero();
-        kv_f a6_0 = kv_zero();
-        kv_f a6_1 = kv_zero();
-        kv_f a7_0 = kv_zero();
-        kv_f a7_1 = kv_zero();
-        kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
-        kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
-        kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
-        kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
-        kv_st(d + (ix + 8) * C + c0, kv_pair(a4_0, a4_1));
-        kv_st(d + (ix + 10) * C + c0, kv_pair(a5_0, a5_1));
-        kv_st(d + (ix + 12) * C + c0, kv_pair(a6_0, a6_1));
-        kv_st(d + (ix + 14) * C + c0, kv_pair(a7_0, a7_1));
-        ix += 16;
-      } else {
-        kv_f s_0 = kv_zero();
-        kv_f s_1 = kv_zero();
-        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
-        ix += 2;
-      }
-    }
+    (void)klo, (void)khi;
   }
-  if (c0 < C) { /* channel tail: masked, pixel by pixel */
-    const int rem = (int)(C - c0);
-    const int m0 = 2 * rem < 4 ? 2 * rem : 4, m1 = 2 * rem - m0;
-    (void)m0, (void)m1;
-    for (ix = x->x0[0]; ix < W; ix += 2) {
-      kv_f s_0 = kv_zero();
-      kv_f s_1 = kv_zero();
-      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
+  { /* column phase 1: filter cols {  } */
+    const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
+    /* no tap reaches this phase: zeros */
+    for (k = 0; k < n; k++) {
+      uint16_t *o = d + (x0 + k * 2) * C;
+      for (c0 = 0; c0 < C; c0++) o[c0] = 0;
     }
-    for (ix = x->x0[1]; ix < W; ix += 2) {
-      kv_f s_0 = kv_zero();
-      kv_f s_1 = kv_zero();
-      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
-    }
+    (void)klo, (void)khi;
   }
 }
 
@@ -367,12 +1088,25 @@ void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon(const void *args, const kfi_par *p
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 4 == 0 &&
          ((uintptr_t)a->dx & 15) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 52 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
-  x.lo[0] = 0 - PL;
-  x.hi[0] = (OW - 1) * 2 + 0 - PL + 1;
-  if (x.hi[0] > W) x.hi[0] = W;
+  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
+  {
+    /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
+    const int64_t lo = 0 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
+    if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
+    if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
+    if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];
+  }
   x.x0[1] = ((1 - PL) % 2 + 2) % 2;
-  x.lo[1] = W, x.hi[1] = 0; /* no filter column reaches this phase */
+  x.n[1] = x.x0[1] < W ? (W - x.x0[1] + 1) / 2 : 0;
+  x.klo[1] = x.khi[1] = x.n[1]; /* no filter column reaches this phase */
   (void)W, (void)PL, (void)OW;
   kfi_parallel_for(par, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_task, &x, (size_t)(a->n * x.nrb));
 }

@@ -76,8 +76,11 @@ KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
 typedef struct kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_ctx {
   const kfi_dwbpi_args *a;
   int64_t rb, nrb;                                /* rows per task, row blocks per image */
-  int64_t x0[1], lo[1], hi[1];         /* per column phase: first ix; interior ix in [lo, hi) */
-  int nt;                                         /* non-temporal stores in the blocked path */
+  /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
+     column of the phase exists for k in [klo, khi) */
+  int64_t x0[1], n[1], klo[1], khi[1];
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_ctx;
 
 size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_scratch(const void *args) {
@@ -85,92 +88,618 @@ size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_scratch(const void *args) {
   return 0;
 }
 
+#if defined(__GNUC__)
+#define kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE __attribute__((noinline))
+#else
+#define kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE
+#endif
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_5(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_6(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_7(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+    kv_st(o + 6 * C + c0, a6_0);
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
+   8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_8(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+    kv_st(o + 6 * C + c0, a6_0);
+    kv_st(o + 7 * C + c0, a7_0);
+  }
+}
+
+/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_2(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+  }
+}
+
+/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_3(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+  }
+}
+
+/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_4(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+  }
+}
+
+/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_5(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+  }
+}
+
+/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_6(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+  }
+}
+
+/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_7(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+    kv_st(o + 6 * C + c0, a6_0);
+  }
+}
+
+/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_8(const uint16_t *g0, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 1;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    kv_st(o + c0, a0_0);
+    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + 2 * C + c0, a2_0);
+    kv_st(o + 3 * C + c0, a3_0);
+    kv_st(o + 4 * C + c0, a4_0);
+    kv_st(o + 5 * C + c0, a5_0);
+    kv_st(o + 6 * C + c0, a6_0);
+    kv_st(o + 7 * C + c0, a7_0);
+  }
+}
+
+/* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
+   of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
+   through the last filter col (may be negative: an index, never a pointer,
+   until the tap is known to exist). */
+static kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_single00(const uint16_t *r0, unsigned vm,
+                                          int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
+                                          int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 8) {
+    kv_f s_0 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      if (cm & 1u) {
+        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+      }
+    }
+    kv_st(o + c0, s_0);
+  }
+}
+
 /* Output rows of phase 0: filter rows { 0 }. */
 static void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_row0(const kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
   const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t CV = C - C % 8; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
-  int64_t c0, ix;
-  int allv = 1;
-  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  unsigned vm = 0; /* bit fy: filter row fy reaches this row */
+  (void)vm;
+  int64_t c0, ix, k;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
   const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
   const int v0 = ty0 >= 0 && ty0 / 1 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
-  allv &= v0;
-  for (c0 = 0; c0 + 8 <= C; c0 += 8) {
-    const kv_f f0_0_0 = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0 } */
-      if (allv && ix >= x->lo[0] && ix + 7 < x->hi[0]) {
-        kv_f a0_0 = kv_zero();
-        kv_f a1_0 = kv_zero();
-        kv_f a2_0 = kv_zero();
-        kv_f a3_0 = kv_zero();
-        kv_f a4_0 = kv_zero();
-        kv_f a5_0 = kv_zero();
-        kv_f a6_0 = kv_zero();
-        kv_f a7_0 = kv_zero();
-        {
-          const uint16_t *g = r0 + ((ix + PL - 0) / 1) * CM + c0 * 1;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-          const kv_f g6_0 = kv_ld(g + 6 * CM + 0);
-          const kv_f g7_0 = kv_ld(g + 7 * CM + 0);
-          a0_0 = kv_fma(g0_0, f0_0_0, a0_0);
-          a1_0 = kv_fma(g1_0, f0_0_0, a1_0);
-          a2_0 = kv_fma(g2_0, f0_0_0, a2_0);
-          a3_0 = kv_fma(g3_0, f0_0_0, a3_0);
-          a4_0 = kv_fma(g4_0, f0_0_0, a4_0);
-          a5_0 = kv_fma(g5_0, f0_0_0, a5_0);
-          a6_0 = kv_fma(g6_0, f0_0_0, a6_0);
-          a7_0 = kv_fma(g7_0, f0_0_0, a7_0);
-        }
-        kv_st(d + (ix + 0) * C + c0, a0_0);
-        kv_st(d + (ix + 1) * C + c0, a1_0);
-        kv_st(d + (ix + 2) * C + c0, a2_0);
-        kv_st(d + (ix + 3) * C + c0, a3_0);
-        kv_st(d + (ix + 4) * C + c0, a4_0);
-        kv_st(d + (ix + 5) * C + c0, a5_0);
-        kv_st(d + (ix + 6) * C + c0, a6_0);
-        kv_st(d + (ix + 7) * C + c0, a7_0);
-        ix += 8;
-      } else {
-        kv_f s_0 = kv_zero();
-        if (v0) {
-          {
-            const int64_t tx = ix + PL - 0; /* ox * 1 */
-            if (tx >= 0 && tx < OW * 1) {
-              const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ld(g + 0), f0_0_0, s_0);
+  vm |= v0 ? 1u : 0u;
+  { /* column phase 0: filter cols { 0 } */
+    const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
+    const int all = vm == 1u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
+    for (k = 0; k < n;) {
+      ix = x0 + k * 1;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 8 */
+        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+          const int64_t q0 = (x0 + k * 1 + PL - 0) / 1;
+          uint16_t *o = d + (x0 + k * 1) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
             }
           }
+          k += wb;
         }
-        kv_st(d + ix * C + c0, s_0);
-        ix += 1;
+      } else { /* a border pixel: every tap checked */
+        unsigned cm = 0;
+        cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
+        kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_single00(r0, vm, (ix + PL - 0) / 1, cm, flt, d + ix * C, CM, cb, ce);
+        k++;
       }
     }
-  }
-  if (c0 < C) { /* channel tail: masked, pixel by pixel */
-    const int rem = (int)(C - c0);
-    const int m0 = rem;
-    (void)m0;
-    const kv_f f0_0_0 = kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero());
-    for (ix = x->x0[0]; ix < W; ix += 1) {
-      kv_f s_0 = kv_zero();
-      if (v0) {
+    }
+    if (CV < C) { /* channel tail: masked, pixel by pixel */
+      const int rem = (int)(C - CV);
+      const int m0 = rem;
+      c0 = CV;
+      for (k = 0; k < n; k++) {
+        ix = x0 + k * 1;
         {
-          const int64_t tx = ix + PL - 0;
-          if (tx >= 0 && tx < OW * 1) {
-            const uint16_t *g = r0 + (tx / 1) * CM + c0 * 1;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_0_0, s_0);
+          kv_f s_0 = kv_zero();
+          if (v0) {
+            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
+            if (tx0 >= 0 && tx0 < OW * 1) {
+              const uint16_t *g = r0 + (tx0 / 1) * CM + c0 * 1;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            }
           }
+          kv_stn(d + ix * C + c0, s_0, rem);
         }
       }
-      kv_stn(d + ix * C + c0, s_0, rem);
     }
   }
 }
@@ -199,10 +728,22 @@ void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *pa
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 8 == 0 &&
          ((uintptr_t)a->dx & 31) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 34 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.lo[0] = 0 - PL;
-  x.hi[0] = (OW - 1) * 1 + 0 - PL + 1;
-  if (x.hi[0] > W) x.hi[0] = W;
+  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  {
+    /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
+    const int64_t lo = 0 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
+    if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
+    if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];
+  }
   (void)W, (void)PL, (void)OW;
   kfi_parallel_for(par, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_task, &x, (size_t)(a->n * x.nrb));
 }

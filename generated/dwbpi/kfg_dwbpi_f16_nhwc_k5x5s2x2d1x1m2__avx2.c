@@ -76,8 +76,11 @@ KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
 typedef struct kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_ctx {
   const kfi_dwbpi_args *a;
   int64_t rb, nrb;                                /* rows per task, row blocks per image */
-  int64_t x0[2], lo[2], hi[2];         /* per column phase: first ix; interior ix in [lo, hi) */
-  int nt;                                         /* non-temporal stores in the blocked path */
+  /* per column phase px: pixels ix = x0 + k*2, k in [0, n); every filter
+     column of the phase exists for k in [klo, khi) */
+  int64_t x0[2], n[2], klo[2], khi[2];
+  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_ctx;
 
 size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_scratch(const void *args) {
@@ -85,614 +88,4185 @@ size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_scratch(const void *args) {
   return 0;
 }
 
+#if defined(__GNUC__)
+#define kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE __attribute__((noinline))
+#else
+#define kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE
+#endif
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4 }, cols { 0, 2, 4 }):
+   3 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4 }, cols { 0, 2, 4 }):
+   4 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+  }
+}
+
+/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+  }
+}
+
+/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+  }
+}
+
+/* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
+   of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
+   through the last filter col (may be negative: an index, never a pointer,
+   until the tap is known to exist). */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_single00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+                                          int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
+                                          int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 8) {
+    kv_f s_0 = kv_zero();
+    kv_f s_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      if (cm & 1u) {
+        const uint16_t *g = r0 + (q + 2) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 0 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 2 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 4u) {
+        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 4 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      if (cm & 1u) {
+        const uint16_t *g = r2 + (q + 2) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 10 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 12 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 4u) {
+        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 14 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      if (cm & 1u) {
+        const uint16_t *g = r4 + (q + 2) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 20 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r4 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 22 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 4u) {
+        const uint16_t *g = r4 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 24 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(s_0, s_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4 }, cols { 1, 3 }):
+   3 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4 }, cols { 1, 3 }):
+   4 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+  }
+}
+
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4 }, cols { 1, 3 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+  }
+}
+
+/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+  }
+}
+
+/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      const uint16_t *fr = flt + 0 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
+   of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
+   through the last filter col (may be negative: an index, never a pointer,
+   until the tap is known to exist). */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_single01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+                                          int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
+                                          int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 8) {
+    kv_f s_0 = kv_zero();
+    kv_f s_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      if (cm & 1u) {
+        const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 1 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 3 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      if (cm & 1u) {
+        const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 11 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 13 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      if (cm & 1u) {
+        const uint16_t *g = r4 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 21 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r4 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 23 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(s_0, s_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3 }, cols { 0, 2, 4 }):
+   3 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* Row phase 1, column phase 0 (filter rows { 1, 3 }, cols { 0, 2, 4 }):
+   4 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast10_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+  }
+}
+
+/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+  }
+}
+
+/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f0_0, a2_0);
+        a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f0_1, a2_1);
+        a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f0_0, a1_0);
+        a2_0 = kv_fma(g, f2_0, a2_0);
+        a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f0_1, a1_1);
+        a2_1 = kv_fma(g, f2_1, a2_1);
+        a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f0_0, a0_0);
+        a1_0 = kv_fma(g, f2_0, a1_0);
+        a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f0_1, a0_1);
+        a1_1 = kv_fma(g, f2_1, a1_1);
+        a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f2_0, a0_0);
+        a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f2_1, a0_1);
+        a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+  }
+}
+
+/* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
+   of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
+   through the last filter col (may be negative: an index, never a pointer,
+   until the tap is known to exist). */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_single10(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+                                          int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
+                                          int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 8) {
+    kv_f s_0 = kv_zero();
+    kv_f s_1 = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      if (cm & 1u) {
+        const uint16_t *g = r1 + (q + 2) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 5 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 7 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 4u) {
+        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 9 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      if (cm & 1u) {
+        const uint16_t *g = r3 + (q + 2) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 15 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r3 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 17 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 4u) {
+        const uint16_t *g = r3 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 19 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(s_0, s_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3 }, cols { 1, 3 }):
+   3 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3 }, cols { 1, 3 }):
+   4 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+  }
+}
+
+/* Row phase 1, column phase 1 (filter rows { 1, 3 }, cols { 1, 3 }):
+   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
+   at dy column 0 of the block in each filter row. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_5(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+  }
+}
+
+/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+  }
+}
+
+/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+  }
+}
+
+/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_5(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  (void)nt;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        a3_0 = kv_fma(g, f1_0, a3_0);
+        a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        a3_1 = kv_fma(g, f1_1, a3_1);
+        a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        a2_0 = kv_fma(g, f1_0, a2_0);
+        a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        a2_1 = kv_fma(g, f1_1, a2_1);
+        a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        a1_0 = kv_fma(g, f1_0, a1_0);
+        a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        a1_1 = kv_fma(g, f1_1, a1_1);
+        a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f1_0, a0_0);
+        a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f1_1, a0_1);
+        a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(a0_0, a0_1));
+    kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+  }
+}
+
+/* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
+   of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
+   through the last filter col (may be negative: an index, never a pointer,
+   until the tap is known to exist). */
+static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_single11(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+                                          int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
+                                          int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 8) {
+    kv_f s_0 = kv_zero();
+    kv_f s_1 = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      if (cm & 1u) {
+        const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 6 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 8 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      if (cm & 1u) {
+        const uint16_t *g = r3 + (q + 1) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 16 * CM + c0 * 2 + 8), s_1);
+      }
+      if (cm & 2u) {
+        const uint16_t *g = r3 + (q + 0) * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 18 * CM + c0 * 2 + 8), s_1);
+      }
+    }
+    kv_st(o + c0, kv_pair(s_0, s_1));
+  }
+}
+
 /* Output rows of phase 0: filter rows { 0, 2, 4 }. */
 static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
   const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 2;
+  const int64_t CV = C - C % 8; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
-  int64_t c0, ix;
-  int allv = 1;
-  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  unsigned vm = 0; /* bit fy: filter row fy reaches this row */
+  (void)vm;
+  int64_t c0, ix, k;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
   const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
-  allv &= v0;
+  vm |= v0 ? 1u : 0u;
   const int64_t ty2 = iy + a->pad_top - 2; /* oy * 2 */
   const int v2 = ty2 >= 0 && ty2 / 2 < OH;
   const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 / 2 : 0)) * OW * CM;
-  allv &= v2;
+  vm |= v2 ? 4u : 0u;
   const int64_t ty4 = iy + a->pad_top - 4; /* oy * 2 */
   const int v4 = ty4 >= 0 && ty4 / 2 < OH;
   const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 / 2 : 0)) * OW * CM;
-  allv &= v4;
-  for (c0 = 0; c0 + 8 <= C; c0 += 8) {
-    const kv_f f0_0_0 = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-    const kv_f f0_0_1 = kv_ld(flt + 0 * CM + c0 * 2 + 8);
-    const kv_f f0_1_0 = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-    const kv_f f0_1_1 = kv_ld(flt + 1 * CM + c0 * 2 + 8);
-    const kv_f f0_2_0 = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-    const kv_f f0_2_1 = kv_ld(flt + 2 * CM + c0 * 2 + 8);
-    const kv_f f0_3_0 = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-    const kv_f f0_3_1 = kv_ld(flt + 3 * CM + c0 * 2 + 8);
-    const kv_f f0_4_0 = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-    const kv_f f0_4_1 = kv_ld(flt + 4 * CM + c0 * 2 + 8);
-    const kv_f f2_0_0 = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-    const kv_f f2_0_1 = kv_ld(flt + 10 * CM + c0 * 2 + 8);
-    const kv_f f2_1_0 = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-    const kv_f f2_1_1 = kv_ld(flt + 11 * CM + c0 * 2 + 8);
-    const kv_f f2_2_0 = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-    const kv_f f2_2_1 = kv_ld(flt + 12 * CM + c0 * 2 + 8);
-    const kv_f f2_3_0 = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-    const kv_f f2_3_1 = kv_ld(flt + 13 * CM + c0 * 2 + 8);
-    const kv_f f2_4_0 = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-    const kv_f f2_4_1 = kv_ld(flt + 14 * CM + c0 * 2 + 8);
-    const kv_f f4_0_0 = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-    const kv_f f4_0_1 = kv_ld(flt + 20 * CM + c0 * 2 + 8);
-    const kv_f f4_1_0 = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-    const kv_f f4_1_1 = kv_ld(flt + 21 * CM + c0 * 2 + 8);
-    const kv_f f4_2_0 = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-    const kv_f f4_2_1 = kv_ld(flt + 22 * CM + c0 * 2 + 8);
-    const kv_f f4_3_0 = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-    const kv_f f4_3_1 = kv_ld(flt + 23 * CM + c0 * 2 + 8);
-    const kv_f f4_4_0 = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-    const kv_f f4_4_1 = kv_ld(flt + 24 * CM + c0 * 2 + 8);
-    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 2, 4 } */
-      if (allv && ix >= x->lo[0] && ix + 6 < x->hi[0]) {
-        kv_f a0_0 = kv_zero();
-        kv_f a0_1 = kv_zero();
-        kv_f a1_0 = kv_zero();
-        kv_f a1_1 = kv_zero();
-        kv_f a2_0 = kv_zero();
-        kv_f a2_1 = kv_zero();
-        kv_f a3_0 = kv_zero();
-        kv_f a3_1 = kv_zero();
-        {
-          const uint16_t *g = r0 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-          const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-          a0_0 = kv_fma(g2_0, f0_0_0, a0_0);
-          a0_1 = kv_fma(g2_1, f0_0_1, a0_1);
-          a1_0 = kv_fma(g3_0, f0_0_0, a1_0);
-          a1_1 = kv_fma(g3_1, f0_0_1, a1_1);
-          a2_0 = kv_fma(g4_0, f0_0_0, a2_0);
-          a2_1 = kv_fma(g4_1, f0_0_1, a2_1);
-          a3_0 = kv_fma(g5_0, f0_0_0, a3_0);
-          a3_1 = kv_fma(g5_1, f0_0_1, a3_1);
-          a0_0 = kv_fma(g1_0, f0_2_0, a0_0);
-          a0_1 = kv_fma(g1_1, f0_2_1, a0_1);
-          a1_0 = kv_fma(g2_0, f0_2_0, a1_0);
-          a1_1 = kv_fma(g2_1, f0_2_1, a1_1);
-          a2_0 = kv_fma(g3_0, f0_2_0, a2_0);
-          a2_1 = kv_fma(g3_1, f0_2_1, a2_1);
-          a3_0 = kv_fma(g4_0, f0_2_0, a3_0);
-          a3_1 = kv_fma(g4_1, f0_2_1, a3_1);
-          a0_0 = kv_fma(g0_0, f0_4_0, a0_0);
-          a0_1 = kv_fma(g0_1, f0_4_1, a0_1);
-          a1_0 = kv_fma(g1_0, f0_4_0, a1_0);
-          a1_1 = kv_fma(g1_1, f0_4_1, a1_1);
-          a2_0 = kv_fma(g2_0, f0_4_0, a2_0);
-          a2_1 = kv_fma(g2_1, f0_4_1, a2_1);
-          a3_0 = kv_fma(g3_0, f0_4_0, a3_0);
-          a3_1 = kv_fma(g3_1, f0_4_1, a3_1);
+  vm |= v4 ? 16u : 0u;
+  { /* column phase 0: filter cols { 0, 2, 4 } */
+    const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
+    const int all = vm == 1u + 4u + 16u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
+    for (k = 0; k < n;) {
+      ix = x0 + k * 2;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 4 */
+        const int64_t ni = khi - k, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        {
-          const uint16_t *g = r2 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-          const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-          a0_0 = kv_fma(g2_0, f2_0_0, a0_0);
-          a0_1 = kv_fma(g2_1, f2_0_1, a0_1);
-          a1_0 = kv_fma(g3_0, f2_0_0, a1_0);
-          a1_1 = kv_fma(g3_1, f2_0_1, a1_1);
-          a2_0 = kv_fma(g4_0, f2_0_0, a2_0);
-          a2_1 = kv_fma(g4_1, f2_0_1, a2_1);
-          a3_0 = kv_fma(g5_0, f2_0_0, a3_0);
-          a3_1 = kv_fma(g5_1, f2_0_1, a3_1);
-          a0_0 = kv_fma(g1_0, f2_2_0, a0_0);
-          a0_1 = kv_fma(g1_1, f2_2_1, a0_1);
-          a1_0 = kv_fma(g2_0, f2_2_0, a1_0);
-          a1_1 = kv_fma(g2_1, f2_2_1, a1_1);
-          a2_0 = kv_fma(g3_0, f2_2_0, a2_0);
-          a2_1 = kv_fma(g3_1, f2_2_1, a2_1);
-          a3_0 = kv_fma(g4_0, f2_2_0, a3_0);
-          a3_1 = kv_fma(g4_1, f2_2_1, a3_1);
-          a0_0 = kv_fma(g0_0, f2_4_0, a0_0);
-          a0_1 = kv_fma(g0_1, f2_4_1, a0_1);
-          a1_0 = kv_fma(g1_0, f2_4_0, a1_0);
-          a1_1 = kv_fma(g1_1, f2_4_1, a1_1);
-          a2_0 = kv_fma(g2_0, f2_4_0, a2_0);
-          a2_1 = kv_fma(g2_1, f2_4_1, a2_1);
-          a3_0 = kv_fma(g3_0, f2_4_0, a3_0);
-          a3_1 = kv_fma(g3_1, f2_4_1, a3_1);
-        }
-        {
-          const uint16_t *g = r4 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-          const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-          a0_0 = kv_fma(g2_0, f4_0_0, a0_0);
-          a0_1 = kv_fma(g2_1, f4_0_1, a0_1);
-          a1_0 = kv_fma(g3_0, f4_0_0, a1_0);
-          a1_1 = kv_fma(g3_1, f4_0_1, a1_1);
-          a2_0 = kv_fma(g4_0, f4_0_0, a2_0);
-          a2_1 = kv_fma(g4_1, f4_0_1, a2_1);
-          a3_0 = kv_fma(g5_0, f4_0_0, a3_0);
-          a3_1 = kv_fma(g5_1, f4_0_1, a3_1);
-          a0_0 = kv_fma(g1_0, f4_2_0, a0_0);
-          a0_1 = kv_fma(g1_1, f4_2_1, a0_1);
-          a1_0 = kv_fma(g2_0, f4_2_0, a1_0);
-          a1_1 = kv_fma(g2_1, f4_2_1, a1_1);
-          a2_0 = kv_fma(g3_0, f4_2_0, a2_0);
-          a2_1 = kv_fma(g3_1, f4_2_1, a2_1);
-          a3_0 = kv_fma(g4_0, f4_2_0, a3_0);
-          a3_1 = kv_fma(g4_1, f4_2_1, a3_1);
-          a0_0 = kv_fma(g0_0, f4_4_0, a0_0);
-          a0_1 = kv_fma(g0_1, f4_4_1, a0_1);
-          a1_0 = kv_fma(g1_0, f4_4_0, a1_0);
-          a1_1 = kv_fma(g1_1, f4_4_1, a1_1);
-          a2_0 = kv_fma(g2_0, f4_4_0, a2_0);
-          a2_1 = kv_fma(g2_1, f4_4_1, a2_1);
-          a3_0 = kv_fma(g3_0, f4_4_0, a3_0);
-          a3_1 = kv_fma(g3_1, f4_4_1, a3_1);
-        }
-        kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
-        kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
-        kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
-        kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
-        ix += 8;
-      } else {
-        kv_f s_0 = kv_zero();
-        kv_f s_1 = kv_zero();
-        if (v0) {
-          {
-            const int64_t tx = ix + PL - 0; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f0_0_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f0_0_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 2; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f0_2_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f0_2_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 4; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f0_4_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f0_4_1, s_1);
-            }
-          }
-        }
-        if (v2) {
-          {
-            const int64_t tx = ix + PL - 0; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f2_0_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f2_0_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 2; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f2_2_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f2_2_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 4; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f2_4_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f2_4_1, s_1);
-            }
-          }
-        }
-        if (v4) {
-          {
-            const int64_t tx = ix + PL - 0; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f4_0_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f4_0_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 2; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f4_2_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f4_2_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 4; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f4_4_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f4_4_1, s_1);
-            }
-          }
-        }
-        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
-        ix += 2;
+      } else { /* a border pixel: every tap checked */
+        unsigned cm = 0;
+        cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
+        cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
+        cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
+        kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_single00(r0, r2, r4, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, cb, ce);
+        k++;
       }
     }
-    for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols { 1, 3 } */
-      if (allv && ix >= x->lo[1] && ix + 6 < x->hi[1]) {
-        kv_f a0_0 = kv_zero();
-        kv_f a0_1 = kv_zero();
-        kv_f a1_0 = kv_zero();
-        kv_f a1_1 = kv_zero();
-        kv_f a2_0 = kv_zero();
-        kv_f a2_1 = kv_zero();
-        kv_f a3_0 = kv_zero();
-        kv_f a3_1 = kv_zero();
+    }
+    if (CV < C) { /* channel tail: masked, pixel by pixel */
+      const int rem = (int)(C - CV);
+      const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
+      c0 = CV;
+      for (k = 0; k < n; k++) {
+        ix = x0 + k * 2;
         {
-          const uint16_t *g = r0 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-          a0_0 = kv_fma(g1_0, f0_1_0, a0_0);
-          a0_1 = kv_fma(g1_1, f0_1_1, a0_1);
-          a1_0 = kv_fma(g2_0, f0_1_0, a1_0);
-          a1_1 = kv_fma(g2_1, f0_1_1, a1_1);
-          a2_0 = kv_fma(g3_0, f0_1_0, a2_0);
-          a2_1 = kv_fma(g3_1, f0_1_1, a2_1);
-          a3_0 = kv_fma(g4_0, f0_1_0, a3_0);
-          a3_1 = kv_fma(g4_1, f0_1_1, a3_1);
-          a0_0 = kv_fma(g0_0, f0_3_0, a0_0);
-          a0_1 = kv_fma(g0_1, f0_3_1, a0_1);
-          a1_0 = kv_fma(g1_0, f0_3_0, a1_0);
-          a1_1 = kv_fma(g1_1, f0_3_1, a1_1);
-          a2_0 = kv_fma(g2_0, f0_3_0, a2_0);
-          a2_1 = kv_fma(g2_1, f0_3_1, a2_1);
-          a3_0 = kv_fma(g3_0, f0_3_0, a3_0);
-          a3_1 = kv_fma(g3_1, f0_3_1, a3_1);
-        }
-        {
-          const uint16_t *g = r2 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-          a0_0 = kv_fma(g1_0, f2_1_0, a0_0);
-          a0_1 = kv_fma(g1_1, f2_1_1, a0_1);
-          a1_0 = kv_fma(g2_0, f2_1_0, a1_0);
-          a1_1 = kv_fma(g2_1, f2_1_1, a1_1);
-          a2_0 = kv_fma(g3_0, f2_1_0, a2_0);
-          a2_1 = kv_fma(g3_1, f2_1_1, a2_1);
-          a3_0 = kv_fma(g4_0, f2_1_0, a3_0);
-          a3_1 = kv_fma(g4_1, f2_1_1, a3_1);
-          a0_0 = kv_fma(g0_0, f2_3_0, a0_0);
-          a0_1 = kv_fma(g0_1, f2_3_1, a0_1);
-          a1_0 = kv_fma(g1_0, f2_3_0, a1_0);
-          a1_1 = kv_fma(g1_1, f2_3_1, a1_1);
-          a2_0 = kv_fma(g2_0, f2_3_0, a2_0);
-          a2_1 = kv_fma(g2_1, f2_3_1, a2_1);
-          a3_0 = kv_fma(g3_0, f2_3_0, a3_0);
-          a3_1 = kv_fma(g3_1, f2_3_1, a3_1);
-        }
-        {
-          const uint16_t *g = r4 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-          a0_0 = kv_fma(g1_0, f4_1_0, a0_0);
-          a0_1 = kv_fma(g1_1, f4_1_1, a0_1);
-          a1_0 = kv_fma(g2_0, f4_1_0, a1_0);
-          a1_1 = kv_fma(g2_1, f4_1_1, a1_1);
-          a2_0 = kv_fma(g3_0, f4_1_0, a2_0);
-          a2_1 = kv_fma(g3_1, f4_1_1, a2_1);
-          a3_0 = kv_fma(g4_0, f4_1_0, a3_0);
-          a3_1 = kv_fma(g4_1, f4_1_1, a3_1);
-          a0_0 = kv_fma(g0_0, f4_3_0, a0_0);
-          a0_1 = kv_fma(g0_1, f4_3_1, a0_1);
-          a1_0 = kv_fma(g1_0, f4_3_0, a1_0);
-          a1_1 = kv_fma(g1_1, f4_3_1, a1_1);
-          a2_0 = kv_fma(g2_0, f4_3_0, a2_0);
-          a2_1 = kv_fma(g2_1, f4_3_1, a2_1);
-          a3_0 = kv_fma(g3_0, f4_3_0, a3_0);
-          a3_1 = kv_fma(g3_1, f4_3_1, a3_1);
-        }
-        kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
-        kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
-        kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
-        kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
-        ix += 8;
-      } else {
-        kv_f s_0 = kv_zero();
-        kv_f s_1 = kv_zero();
-        if (v0) {
-          {
-            const int64_t tx = ix + PL - 1; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f0_1_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f0_1_1, s_1);
+          kv_f s_0 = kv_zero();
+          kv_f s_1 = kv_zero();
+          if (v0) {
+            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            if (tx0 >= 0 && tx0 < OW * 2) {
+              const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 0 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx2 = ix + PL - 2; /* ox * 2 */
+            if (tx2 >= 0 && tx2 < OW * 2) {
+              const uint16_t *g = r0 + (tx2 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx4 = ix + PL - 4; /* ox * 2 */
+            if (tx4 >= 0 && tx4 < OW * 2) {
+              const uint16_t *g = r0 + (tx4 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
-          {
-            const int64_t tx = ix + PL - 3; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f0_3_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f0_3_1, s_1);
+          if (v2) {
+            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            if (tx0 >= 0 && tx0 < OW * 2) {
+              const uint16_t *g = r2 + (tx0 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx2 = ix + PL - 2; /* ox * 2 */
+            if (tx2 >= 0 && tx2 < OW * 2) {
+              const uint16_t *g = r2 + (tx2 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx4 = ix + PL - 4; /* ox * 2 */
+            if (tx4 >= 0 && tx4 < OW * 2) {
+              const uint16_t *g = r2 + (tx4 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
+          if (v4) {
+            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            if (tx0 >= 0 && tx0 < OW * 2) {
+              const uint16_t *g = r4 + (tx0 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx2 = ix + PL - 2; /* ox * 2 */
+            if (tx2 >= 0 && tx2 < OW * 2) {
+              const uint16_t *g = r4 + (tx2 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx4 = ix + PL - 4; /* ox * 2 */
+            if (tx4 >= 0 && tx4 < OW * 2) {
+              const uint16_t *g = r4 + (tx4 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+          }
+          kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
         }
-        if (v2) {
-          {
-            const int64_t tx = ix + PL - 1; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f2_1_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f2_1_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 3; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f2_3_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f2_3_1, s_1);
-            }
-          }
-        }
-        if (v4) {
-          {
-            const int64_t tx = ix + PL - 1; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f4_1_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f4_1_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 3; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f4_3_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f4_3_1, s_1);
-            }
-          }
-        }
-        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
-        ix += 2;
       }
     }
   }
-  if (c0 < C) { /* channel tail: masked, pixel by pixel */
-    const int rem = (int)(C - c0);
-    const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
-    (void)m0, (void)m1;
-    const kv_f f0_0_0 = kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f0_0_1 = kv_ldn(flt + 0 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f0_1_0 = kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f0_1_1 = kv_ldn(flt + 1 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f0_2_0 = kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f0_2_1 = kv_ldn(flt + 2 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f0_3_0 = kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f0_3_1 = kv_ldn(flt + 3 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f0_4_0 = kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f0_4_1 = kv_ldn(flt + 4 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f2_0_0 = kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f2_0_1 = kv_ldn(flt + 10 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f2_1_0 = kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f2_1_1 = kv_ldn(flt + 11 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f2_2_0 = kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f2_2_1 = kv_ldn(flt + 12 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f2_3_0 = kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f2_3_1 = kv_ldn(flt + 13 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f2_4_0 = kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f2_4_1 = kv_ldn(flt + 14 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f4_0_0 = kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f4_0_1 = kv_ldn(flt + 20 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f4_1_0 = kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f4_1_1 = kv_ldn(flt + 21 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f4_2_0 = kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f4_2_1 = kv_ldn(flt + 22 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f4_3_0 = kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f4_3_1 = kv_ldn(flt + 23 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f4_4_0 = kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f4_4_1 = kv_ldn(flt + 24 * CM + c0 * 2 + 8, m1, kv_zero());
-    for (ix = x->x0[0]; ix < W; ix += 2) {
-      kv_f s_0 = kv_zero();
-      kv_f s_1 = kv_zero();
-      if (v0) {
-        {
-          const int64_t tx = ix + PL - 0;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_0_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_0_1, s_1);
+  { /* column phase 1: filter cols { 1, 3 } */
+    const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
+    const int all = vm == 1u + 4u + 16u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
+    for (k = 0; k < n;) {
+      ix = x0 + k * 2;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 5 */
+        const int64_t ni = khi - k, nb = (ni + 4) / 5, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
           }
+          k += wb;
         }
-        {
-          const int64_t tx = ix + PL - 2;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_2_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_2_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 4;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_4_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_4_1, s_1);
-          }
-        }
+      } else { /* a border pixel: every tap checked */
+        unsigned cm = 0;
+        cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
+        cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
+        kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_single01(r0, r2, r4, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, cb, ce);
+        k++;
       }
-      if (v2) {
-        {
-          const int64_t tx = ix + PL - 0;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_0_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_0_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 2;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_2_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_2_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 4;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_4_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_4_1, s_1);
-          }
-        }
-      }
-      if (v4) {
-        {
-          const int64_t tx = ix + PL - 0;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_0_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_0_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 2;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_2_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_2_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 4;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_4_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_4_1, s_1);
-          }
-        }
-      }
-      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
-    for (ix = x->x0[1]; ix < W; ix += 2) {
-      kv_f s_0 = kv_zero();
-      kv_f s_1 = kv_zero();
-      if (v0) {
+    }
+    if (CV < C) { /* channel tail: masked, pixel by pixel */
+      const int rem = (int)(C - CV);
+      const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
+      c0 = CV;
+      for (k = 0; k < n; k++) {
+        ix = x0 + k * 2;
         {
-          const int64_t tx = ix + PL - 1;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_1_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_1_1, s_1);
+          kv_f s_0 = kv_zero();
+          kv_f s_1 = kv_zero();
+          if (v0) {
+            const int64_t tx1 = ix + PL - 1; /* ox * 2 */
+            if (tx1 >= 0 && tx1 < OW * 2) {
+              const uint16_t *g = r0 + (tx1 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 1 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx3 = ix + PL - 3; /* ox * 2 */
+            if (tx3 >= 0 && tx3 < OW * 2) {
+              const uint16_t *g = r0 + (tx3 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
           }
-        }
-        {
-          const int64_t tx = ix + PL - 3;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r0 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f0_3_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f0_3_1, s_1);
+          if (v2) {
+            const int64_t tx1 = ix + PL - 1; /* ox * 2 */
+            if (tx1 >= 0 && tx1 < OW * 2) {
+              const uint16_t *g = r2 + (tx1 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx3 = ix + PL - 3; /* ox * 2 */
+            if (tx3 >= 0 && tx3 < OW * 2) {
+              const uint16_t *g = r2 + (tx3 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
           }
+          if (v4) {
+            const int64_t tx1 = ix + PL - 1; /* ox * 2 */
+            if (tx1 >= 0 && tx1 < OW * 2) {
+              const uint16_t *g = r4 + (tx1 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx3 = ix + PL - 3; /* ox * 2 */
+            if (tx3 >= 0 && tx3 < OW * 2) {
+              const uint16_t *g = r4 + (tx3 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+          }
+          kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
         }
       }
-      if (v2) {
-        {
-          const int64_t tx = ix + PL - 1;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_1_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_1_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 3;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r2 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f2_3_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f2_3_1, s_1);
-          }
-        }
-      }
-      if (v4) {
-        {
-          const int64_t tx = ix + PL - 1;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_1_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_1_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 3;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r4 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f4_3_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f4_3_1, s_1);
-          }
-        }
-      }
-      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
   }
 }
@@ -701,415 +4275,222 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f16_nhw
 static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
   const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 2;
+  const int64_t CV = C - C % 8; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
-  int64_t c0, ix;
-  int allv = 1;
-  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM;
+  unsigned vm = 0; /* bit fy: filter row fy reaches this row */
+  (void)vm;
+  int64_t c0, ix, k;
+  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
   const int64_t ty1 = iy + a->pad_top - 1; /* oy * 2 */
   const int v1 = ty1 >= 0 && ty1 / 2 < OH;
   const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 2 : 0)) * OW * CM;
-  allv &= v1;
+  vm |= v1 ? 2u : 0u;
   const int64_t ty3 = iy + a->pad_top - 3; /* oy * 2 */
   const int v3 = ty3 >= 0 && ty3 / 2 < OH;
   const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 / 2 : 0)) * OW * CM;
-  allv &= v3;
-  for (c0 = 0; c0 + 8 <= C; c0 += 8) {
-    const kv_f f1_0_0 = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-    const kv_f f1_0_1 = kv_ld(flt + 5 * CM + c0 * 2 + 8);
-    const kv_f f1_1_0 = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-    const kv_f f1_1_1 = kv_ld(flt + 6 * CM + c0 * 2 + 8);
-    const kv_f f1_2_0 = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-    const kv_f f1_2_1 = kv_ld(flt + 7 * CM + c0 * 2 + 8);
-    const kv_f f1_3_0 = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-    const kv_f f1_3_1 = kv_ld(flt + 8 * CM + c0 * 2 + 8);
-    const kv_f f1_4_0 = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-    const kv_f f1_4_1 = kv_ld(flt + 9 * CM + c0 * 2 + 8);
-    const kv_f f3_0_0 = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-    const kv_f f3_0_1 = kv_ld(flt + 15 * CM + c0 * 2 + 8);
-    const kv_f f3_1_0 = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-    const kv_f f3_1_1 = kv_ld(flt + 16 * CM + c0 * 2 + 8);
-    const kv_f f3_2_0 = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-    const kv_f f3_2_1 = kv_ld(flt + 17 * CM + c0 * 2 + 8);
-    const kv_f f3_3_0 = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-    const kv_f f3_3_1 = kv_ld(flt + 18 * CM + c0 * 2 + 8);
-    const kv_f f3_4_0 = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-    const kv_f f3_4_1 = kv_ld(flt + 19 * CM + c0 * 2 + 8);
-    for (ix = x->x0[0]; ix < W;) { /* column phase 0: filter cols { 0, 2, 4 } */
-      if (allv && ix >= x->lo[0] && ix + 6 < x->hi[0]) {
-        kv_f a0_0 = kv_zero();
-        kv_f a0_1 = kv_zero();
-        kv_f a1_0 = kv_zero();
-        kv_f a1_1 = kv_zero();
-        kv_f a2_0 = kv_zero();
-        kv_f a2_1 = kv_zero();
-        kv_f a3_0 = kv_zero();
-        kv_f a3_1 = kv_zero();
-        {
-          const uint16_t *g = r1 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-          const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-          a0_0 = kv_fma(g2_0, f1_0_0, a0_0);
-          a0_1 = kv_fma(g2_1, f1_0_1, a0_1);
-          a1_0 = kv_fma(g3_0, f1_0_0, a1_0);
-          a1_1 = kv_fma(g3_1, f1_0_1, a1_1);
-          a2_0 = kv_fma(g4_0, f1_0_0, a2_0);
-          a2_1 = kv_fma(g4_1, f1_0_1, a2_1);
-          a3_0 = kv_fma(g5_0, f1_0_0, a3_0);
-          a3_1 = kv_fma(g5_1, f1_0_1, a3_1);
-          a0_0 = kv_fma(g1_0, f1_2_0, a0_0);
-          a0_1 = kv_fma(g1_1, f1_2_1, a0_1);
-          a1_0 = kv_fma(g2_0, f1_2_0, a1_0);
-          a1_1 = kv_fma(g2_1, f1_2_1, a1_1);
-          a2_0 = kv_fma(g3_0, f1_2_0, a2_0);
-          a2_1 = kv_fma(g3_1, f1_2_1, a2_1);
-          a3_0 = kv_fma(g4_0, f1_2_0, a3_0);
-          a3_1 = kv_fma(g4_1, f1_2_1, a3_1);
-          a0_0 = kv_fma(g0_0, f1_4_0, a0_0);
-          a0_1 = kv_fma(g0_1, f1_4_1, a0_1);
-          a1_0 = kv_fma(g1_0, f1_4_0, a1_0);
-          a1_1 = kv_fma(g1_1, f1_4_1, a1_1);
-          a2_0 = kv_fma(g2_0, f1_4_0, a2_0);
-          a2_1 = kv_fma(g2_1, f1_4_1, a2_1);
-          a3_0 = kv_fma(g3_0, f1_4_0, a3_0);
-          a3_1 = kv_fma(g3_1, f1_4_1, a3_1);
+  vm |= v3 ? 8u : 0u;
+  { /* column phase 0: filter cols { 0, 2, 4 } */
+    const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
+    const int all = vm == 2u + 8u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
+    for (k = 0; k < n;) {
+      ix = x0 + k * 2;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 4 */
+        const int64_t ni = khi - k, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
         }
-        {
-          const uint16_t *g = r3 + ((ix + PL - 4) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          const kv_f g4_0 = kv_ld(g + 4 * CM + 0);
-          const kv_f g4_1 = kv_ld(g + 4 * CM + 8);
-          const kv_f g5_0 = kv_ld(g + 5 * CM + 0);
-          const kv_f g5_1 = kv_ld(g + 5 * CM + 8);
-          a0_0 = kv_fma(g2_0, f3_0_0, a0_0);
-          a0_1 = kv_fma(g2_1, f3_0_1, a0_1);
-          a1_0 = kv_fma(g3_0, f3_0_0, a1_0);
-          a1_1 = kv_fma(g3_1, f3_0_1, a1_1);
-          a2_0 = kv_fma(g4_0, f3_0_0, a2_0);
-          a2_1 = kv_fma(g4_1, f3_0_1, a2_1);
-          a3_0 = kv_fma(g5_0, f3_0_0, a3_0);
-          a3_1 = kv_fma(g5_1, f3_0_1, a3_1);
-          a0_0 = kv_fma(g1_0, f3_2_0, a0_0);
-          a0_1 = kv_fma(g1_1, f3_2_1, a0_1);
-          a1_0 = kv_fma(g2_0, f3_2_0, a1_0);
-          a1_1 = kv_fma(g2_1, f3_2_1, a1_1);
-          a2_0 = kv_fma(g3_0, f3_2_0, a2_0);
-          a2_1 = kv_fma(g3_1, f3_2_1, a2_1);
-          a3_0 = kv_fma(g4_0, f3_2_0, a3_0);
-          a3_1 = kv_fma(g4_1, f3_2_1, a3_1);
-          a0_0 = kv_fma(g0_0, f3_4_0, a0_0);
-          a0_1 = kv_fma(g0_1, f3_4_1, a0_1);
-          a1_0 = kv_fma(g1_0, f3_4_0, a1_0);
-          a1_1 = kv_fma(g1_1, f3_4_1, a1_1);
-          a2_0 = kv_fma(g2_0, f3_4_0, a2_0);
-          a2_1 = kv_fma(g2_1, f3_4_1, a2_1);
-          a3_0 = kv_fma(g3_0, f3_4_0, a3_0);
-          a3_1 = kv_fma(g3_1, f3_4_1, a3_1);
-        }
-        kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
-        kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
-        kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
-        kv_st(d + (ix + 6) * C + c0, kv_pair(a3_0, a3_1));
-        ix += 8;
-      } else {
-        kv_f s_0 = kv_zero();
-        kv_f s_1 = kv_zero();
-        if (v1) {
-          {
-            const int64_t tx = ix + PL - 0; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f1_0_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f1_0_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 2; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f1_2_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f1_2_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 4; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f1_4_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f1_4_1, s_1);
-            }
-          }
-        }
-        if (v3) {
-          {
-            const int64_t tx = ix + PL - 0; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f3_0_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f3_0_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 2; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f3_2_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f3_2_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 4; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f3_4_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f3_4_1, s_1);
-            }
-          }
-        }
-        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
-        ix += 2;
+      } else { /* a border pixel: every tap checked */
+        unsigned cm = 0;
+        cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
+        cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
+        cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
+        kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_single10(r1, r3, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, cb, ce);
+        k++;
       }
     }
-    for (ix = x->x0[1]; ix < W;) { /* column phase 1: filter cols { 1, 3 } */
-      if (allv && ix >= x->lo[1] && ix + 4 < x->hi[1]) {
-        kv_f a0_0 = kv_zero();
-        kv_f a0_1 = kv_zero();
-        kv_f a1_0 = kv_zero();
-        kv_f a1_1 = kv_zero();
-        kv_f a2_0 = kv_zero();
-        kv_f a2_1 = kv_zero();
+    }
+    if (CV < C) { /* channel tail: masked, pixel by pixel */
+      const int rem = (int)(C - CV);
+      const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
+      c0 = CV;
+      for (k = 0; k < n; k++) {
+        ix = x0 + k * 2;
         {
-          const uint16_t *g = r1 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          a0_0 = kv_fma(g1_0, f1_1_0, a0_0);
-          a0_1 = kv_fma(g1_1, f1_1_1, a0_1);
-          a1_0 = kv_fma(g2_0, f1_1_0, a1_0);
-          a1_1 = kv_fma(g2_1, f1_1_1, a1_1);
-          a2_0 = kv_fma(g3_0, f1_1_0, a2_0);
-          a2_1 = kv_fma(g3_1, f1_1_1, a2_1);
-          a0_0 = kv_fma(g0_0, f1_3_0, a0_0);
-          a0_1 = kv_fma(g0_1, f1_3_1, a0_1);
-          a1_0 = kv_fma(g1_0, f1_3_0, a1_0);
-          a1_1 = kv_fma(g1_1, f1_3_1, a1_1);
-          a2_0 = kv_fma(g2_0, f1_3_0, a2_0);
-          a2_1 = kv_fma(g2_1, f1_3_1, a2_1);
-        }
-        {
-          const uint16_t *g = r3 + ((ix + PL - 3) / 2) * CM + c0 * 2;
-          const kv_f g0_0 = kv_ld(g + 0);
-          const kv_f g0_1 = kv_ld(g + 8);
-          const kv_f g1_0 = kv_ld(g + 1 * CM + 0);
-          const kv_f g1_1 = kv_ld(g + 1 * CM + 8);
-          const kv_f g2_0 = kv_ld(g + 2 * CM + 0);
-          const kv_f g2_1 = kv_ld(g + 2 * CM + 8);
-          const kv_f g3_0 = kv_ld(g + 3 * CM + 0);
-          const kv_f g3_1 = kv_ld(g + 3 * CM + 8);
-          a0_0 = kv_fma(g1_0, f3_1_0, a0_0);
-          a0_1 = kv_fma(g1_1, f3_1_1, a0_1);
-          a1_0 = kv_fma(g2_0, f3_1_0, a1_0);
-          a1_1 = kv_fma(g2_1, f3_1_1, a1_1);
-          a2_0 = kv_fma(g3_0, f3_1_0, a2_0);
-          a2_1 = kv_fma(g3_1, f3_1_1, a2_1);
-          a0_0 = kv_fma(g0_0, f3_3_0, a0_0);
-          a0_1 = kv_fma(g0_1, f3_3_1, a0_1);
-          a1_0 = kv_fma(g1_0, f3_3_0, a1_0);
-          a1_1 = kv_fma(g1_1, f3_3_1, a1_1);
-          a2_0 = kv_fma(g2_0, f3_3_0, a2_0);
-          a2_1 = kv_fma(g2_1, f3_3_1, a2_1);
-        }
-        kv_st(d + (ix + 0) * C + c0, kv_pair(a0_0, a0_1));
-        kv_st(d + (ix + 2) * C + c0, kv_pair(a1_0, a1_1));
-        kv_st(d + (ix + 4) * C + c0, kv_pair(a2_0, a2_1));
-        ix += 6;
-      } else {
-        kv_f s_0 = kv_zero();
-        kv_f s_1 = kv_zero();
-        if (v1) {
-          {
-            const int64_t tx = ix + PL - 1; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f1_1_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f1_1_1, s_1);
+          kv_f s_0 = kv_zero();
+          kv_f s_1 = kv_zero();
+          if (v1) {
+            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            if (tx0 >= 0 && tx0 < OW * 2) {
+              const uint16_t *g = r1 + (tx0 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx2 = ix + PL - 2; /* ox * 2 */
+            if (tx2 >= 0 && tx2 < OW * 2) {
+              const uint16_t *g = r1 + (tx2 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx4 = ix + PL - 4; /* ox * 2 */
+            if (tx4 >= 0 && tx4 < OW * 2) {
+              const uint16_t *g = r1 + (tx4 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
-          {
-            const int64_t tx = ix + PL - 3; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f1_3_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f1_3_1, s_1);
+          if (v3) {
+            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            if (tx0 >= 0 && tx0 < OW * 2) {
+              const uint16_t *g = r3 + (tx0 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx2 = ix + PL - 2; /* ox * 2 */
+            if (tx2 >= 0 && tx2 < OW * 2) {
+              const uint16_t *g = r3 + (tx2 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx4 = ix + PL - 4; /* ox * 2 */
+            if (tx4 >= 0 && tx4 < OW * 2) {
+              const uint16_t *g = r3 + (tx4 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
+          kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
         }
-        if (v3) {
-          {
-            const int64_t tx = ix + PL - 1; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f3_1_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f3_1_1, s_1);
-            }
-          }
-          {
-            const int64_t tx = ix + PL - 3; /* ox * 2 */
-            if (tx >= 0 && tx < OW * 2) {
-              const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ld(g + 0), f3_3_0, s_0);
-              s_1 = kv_fma(kv_ld(g + 8), f3_3_1, s_1);
-            }
-          }
-        }
-        kv_st(d + ix * C + c0, kv_pair(s_0, s_1));
-        ix += 2;
       }
     }
   }
-  if (c0 < C) { /* channel tail: masked, pixel by pixel */
-    const int rem = (int)(C - c0);
-    const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
-    (void)m0, (void)m1;
-    const kv_f f1_0_0 = kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f1_0_1 = kv_ldn(flt + 5 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f1_1_0 = kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f1_1_1 = kv_ldn(flt + 6 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f1_2_0 = kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f1_2_1 = kv_ldn(flt + 7 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f1_3_0 = kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f1_3_1 = kv_ldn(flt + 8 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f1_4_0 = kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f1_4_1 = kv_ldn(flt + 9 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f3_0_0 = kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f3_0_1 = kv_ldn(flt + 15 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f3_1_0 = kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f3_1_1 = kv_ldn(flt + 16 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f3_2_0 = kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f3_2_1 = kv_ldn(flt + 17 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f3_3_0 = kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f3_3_1 = kv_ldn(flt + 18 * CM + c0 * 2 + 8, m1, kv_zero());
-    const kv_f f3_4_0 = kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero());
-    const kv_f f3_4_1 = kv_ldn(flt + 19 * CM + c0 * 2 + 8, m1, kv_zero());
-    for (ix = x->x0[0]; ix < W; ix += 2) {
-      kv_f s_0 = kv_zero();
-      kv_f s_1 = kv_zero();
-      if (v1) {
-        {
-          const int64_t tx = ix + PL - 0;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_0_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_0_1, s_1);
+  { /* column phase 1: filter cols { 1, 3 } */
+    const int64_t x0 = x->x0[1], n = x->n[1], klo = x->klo[1], khi = x->khi[1];
+    const int all = vm == 2u + 8u; /* every filter row exists */
+    int64_t cb, ce;
+    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
+    ce = CV - cb > x->cc ? cb + x->cc : CV;
+    for (k = 0; k < n;) {
+      ix = x0 + k * 2;
+      if (k >= klo && k + 1 < khi) {
+        /* the interior: nb blocks of equal width within one pixel, at most 5 */
+        const int64_t ni = khi - k, nb = (ni + 4) / 5, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
+          uint16_t *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
           }
+          k += wb;
         }
-        {
-          const int64_t tx = ix + PL - 2;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_2_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_2_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 4;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_4_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_4_1, s_1);
-          }
-        }
+      } else { /* a border pixel: every tap checked */
+        unsigned cm = 0;
+        cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
+        cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
+        kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_single11(r1, r3, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, cb, ce);
+        k++;
       }
-      if (v3) {
-        {
-          const int64_t tx = ix + PL - 0;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_0_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_0_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 2;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_2_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_2_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 4;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_4_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_4_1, s_1);
-          }
-        }
-      }
-      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
-    for (ix = x->x0[1]; ix < W; ix += 2) {
-      kv_f s_0 = kv_zero();
-      kv_f s_1 = kv_zero();
-      if (v1) {
+    }
+    if (CV < C) { /* channel tail: masked, pixel by pixel */
+      const int rem = (int)(C - CV);
+      const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
+      c0 = CV;
+      for (k = 0; k < n; k++) {
+        ix = x0 + k * 2;
         {
-          const int64_t tx = ix + PL - 1;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_1_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_1_1, s_1);
+          kv_f s_0 = kv_zero();
+          kv_f s_1 = kv_zero();
+          if (v1) {
+            const int64_t tx1 = ix + PL - 1; /* ox * 2 */
+            if (tx1 >= 0 && tx1 < OW * 2) {
+              const uint16_t *g = r1 + (tx1 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx3 = ix + PL - 3; /* ox * 2 */
+            if (tx3 >= 0 && tx3 < OW * 2) {
+              const uint16_t *g = r1 + (tx3 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
           }
-        }
-        {
-          const int64_t tx = ix + PL - 3;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r1 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f1_3_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f1_3_1, s_1);
+          if (v3) {
+            const int64_t tx1 = ix + PL - 1; /* ox * 2 */
+            if (tx1 >= 0 && tx1 < OW * 2) {
+              const uint16_t *g = r3 + (tx1 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
+            const int64_t tx3 = ix + PL - 3; /* ox * 2 */
+            if (tx3 >= 0 && tx3 < OW * 2) {
+              const uint16_t *g = r3 + (tx3 / 2) * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+            }
           }
+          kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
         }
       }
-      if (v3) {
-        {
-          const int64_t tx = ix + PL - 1;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_1_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_1_1, s_1);
-          }
-        }
-        {
-          const int64_t tx = ix + PL - 3;
-          if (tx >= 0 && tx < OW * 2) {
-            const uint16_t *g = r3 + (tx / 2) * CM + c0 * 2;
-            s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()), f3_3_0, s_0);
-            s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()), f3_3_1, s_1);
-          }
-        }
-      }
-      kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
     }
   }
 }
@@ -1142,14 +4523,33 @@ void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2(const void *args, const kfi_par *pa
      and every channel block is a whole aligned vector. */
   x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 8 == 0 &&
          ((uintptr_t)a->dx & 31) == 0;
+  /* Channel chunks: a block's working set per channel (its dy columns, the
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
+     the dy columns two blocks share and the filter are read from L1. */
+  x.cc = 1048576 / 218 / 32 * 32;
+  if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((0 - PL) % 2 + 2) % 2;
-  x.lo[0] = 4 - PL;
-  x.hi[0] = (OW - 1) * 2 + 0 - PL + 1;
-  if (x.hi[0] > W) x.hi[0] = W;
+  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
+  {
+    /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
+    const int64_t lo = 4 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
+    if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
+    if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
+    if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];
+  }
   x.x0[1] = ((1 - PL) % 2 + 2) % 2;
-  x.lo[1] = 3 - PL;
-  x.hi[1] = (OW - 1) * 2 + 1 - PL + 1;
-  if (x.hi[1] > W) x.hi[1] = W;
+  x.n[1] = x.x0[1] < W ? (W - x.x0[1] + 1) / 2 : 0;
+  {
+    /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
+    const int64_t lo = 3 - PL, hi = (OW - 1) * 2 + 1 - PL + 1;
+    x.klo[1] = lo <= x.x0[1] ? 0 : (lo - x.x0[1] + 1) / 2;
+    x.khi[1] = hi <= x.x0[1] ? 0 : (hi - x.x0[1] + 1) / 2;
+    if (x.klo[1] > x.n[1]) x.klo[1] = x.n[1];
+    if (x.khi[1] > x.n[1]) x.khi[1] = x.n[1];
+    if (x.khi[1] < x.klo[1]) x.khi[1] = x.klo[1];
+  }
   (void)W, (void)PL, (void)OW;
   kfi_parallel_for(par, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_task, &x, (size_t)(a->n * x.nrb));
 }

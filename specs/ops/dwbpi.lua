@@ -111,6 +111,7 @@ return {
     PIX = 8,            -- SIMD kernels: at most this many output pixels per register block
     TASK = 16384,       -- outputs per task (a block of rows): the thread work grain
     NT_MIN = 8388608,   -- dx bytes from which the SIMD kernels stream their stores
+    L1B = 1048576,      -- NHWC SIMD kernels: L1 bytes for a block's working set (sets the channel chunk)
   },
 
   -- Tunable params (docs/tuning.md): every value is correct (each output
@@ -118,7 +119,9 @@ return {
   knobs = {
     { name = "PIX", tag = "p", values = { 2, 4, 6, 8 }, doc = "pixels per register block (rows per iteration)" },
     { name = "TASK", tag = "t", values = { 4096, 16384, 65536 }, doc = "outputs per task: the thread work grain" },
-    { name = "NT_MIN", tag = "nt", values = { 1048576, 8388608, 1073741824 },
+    { name = "NT_MIN", tag = "nt", values = { 65536, 1048576, 8388608, 1073741824 },
       doc = "dx bytes from which stores stream (1 GiB: never)" },
+    { name = "L1B", tag = "l", values = { 8192, 16384, 32768, 1048576 },
+      doc = "L1 bytes for an NHWC SIMD block's working set: sets the channel chunk (1 MiB: no chunks)" },
   },
 }
