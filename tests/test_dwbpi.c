@@ -340,8 +340,9 @@ static void special_case(const kconf *k, int variant, th_rng *r, dcase *d) {
       d->w = ri(r, 17, 300);
       d->c = ri(r, 1, 3);
       break;
-    case 7: /* wide rows of many channels: several pixel tiles a row (NHWC SIMD), whole-vector channel counts
-               (streaming stores with a small NT_MIN knob) or not */
+    case 7: /* wide rows of many channels: many register blocks a row (NHWC SIMD), whole-vector channel counts
+               (streaming stores with a small NT_MIN knob) or not, even widths (7) and odd ones (8) */
+    case 8:
       d->n = 1;
       d->w = ri(r, 60, 200);
       if (ri(r, 0, 1)) { /* float dx >= 64 KiB, the knob set's smallest NT_MIN */
@@ -352,6 +353,7 @@ static void special_case(const kconf *k, int variant, th_rng *r, dcase *d) {
         d->h = ri(r, 2, 4);
         d->c = ri(r, 17, 47);
       }
+      d->w = (d->w & ~1) | (variant == 8);
       break;
     default: break;
   }
@@ -421,10 +423,10 @@ static void test_every_kernel(void) {
     if (!k.generic) {
       ns++;
       nscalar += th_kernel_isa(name) == KF_ISA_SCALAR;
-      for (v = 0; v < 9; v++) {
+      for (v = 0; v < 10; v++) {
         seed_kernel_case(r, &k, "variant", v);
         for (j = 0, ran = 0; j < 20 && !ran; j++) {
-          special_case(&k, v % 8, r, &d);
+          special_case(&k, v % 9, r, &d);
           ran = run_case(&d, &opt, name, "forced");
         }
         th_check(ran, "%s: no valid case for variant %d", name, v);

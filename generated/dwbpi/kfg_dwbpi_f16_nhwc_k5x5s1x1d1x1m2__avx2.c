@@ -1011,6 +1011,9 @@ static void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2_row0(const kfg_dwbpi_f16_nhw
           /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
           const int64_t q0 = (x0 + k * 1 + PL - 4) / 1;
           uint16_t *o = d + (x0 + k * 1) * C;
+          if (wb == 1) /* with blocks of at most 2, an odd interior leaves one pixel */
+            kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2_single00(r0, r1, r2, r3, r4, vm, q0, 31u, flt, o, CM, cb, ce);
+          else
           if (all && wb > 1) {
             switch (wb) {
               case 2: kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2_fast00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;

@@ -1,7 +1,8 @@
 -- Every knob value of every batch-norm configuration, in portable C and in
 -- AVX-512 (the ISA the tuner picks on this machine class), and of the
 -- depthwise SIMD kernels (AVX-512 and AVX2, the ISA of machines without
--- AVX-512): the library the correctness suite runs test_bngrad and test_dwbpi against, so the variants the tuner can pick are checked
+-- AVX-512): the library the correctness suite runs test_bngrad and
+-- test_dwbpi against, so the variants the tuner can pick are checked
 -- against the references (tests/tuning/test_tuning.sh).
 -- One knob at a time around the defaults, as tools/tune.lua varies them.
 return {
@@ -31,6 +32,9 @@ return {
     { family = "dwbpi", kind = "specialized", isa = "avx512", T = { "f32", "bf16" }, layout = "nhwc",
       kh = 3, kw = 3, sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 },
       knobs = { NT_MIN = { 1048576, 1073741824 } } },
+    { family = "dwbpi", kind = "specialized", isa = { "avx2", "avx512" }, T = { "f32", "bf16" }, layout = "nhwc",
+      kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 },
+      knobs = { L1B = { 8192, 32768 } } },
     -- AVX2: the defaults and the streaming-store variants as well.
     { family = "dwbpi", kind = "specialized", isa = "avx2", T = { "f32", "bf16" }, layout = "nhwc",
       kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
