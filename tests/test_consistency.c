@@ -403,7 +403,7 @@ static int dw_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
 }
 
 static void dw_config(kf_dtype T, int nchw, int same, int64_t k, int64_t s, int64_t m) {
-  const int64_t n = 2, h = 13, w = 12, c = 13, cm = c * m;
+  const int64_t n = 2, h = 12, w = 13, c = 13, cm = c * m; /* odd and even interiors */
   const int64_t eff = k, oh = same ? (h + s - 1) / s : (h - eff + s) / s, ow = same ? (w + s - 1) / s : (w - eff + s) / s;
   const size_t es = kf_dtype_size(T), nf = (size_t)(k * k * cm), ng = (size_t)(n * oh * ow * cm),
                nx = (size_t)(n * h * w * c);
