@@ -639,47 +639,47 @@ static void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_row0(const kfg_dwbpi_f16_nhw
     const int all = vm == 1u; /* every filter row exists */
     int64_t cb, ce;
     for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
-    ce = CV - cb > x->cc ? cb + x->cc : CV;
-    for (k = 0; k < n;) {
-      ix = x0 + k * 1;
-      if (k >= klo && k + 1 < khi) {
-        /* the interior: nb blocks of equal width within one pixel, at most 8 */
-        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
-        int64_t bi;
-        for (bi = 0; bi < nb; bi++) {
-          const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 0) / 1;
-          uint16_t *o = d + (x0 + k * 1) * C;
-          if (all && wb > 4) {
-            switch (wb) {
-              case 5: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              default: break;
+      ce = CV - cb > x->cc ? cb + x->cc : CV;
+      for (k = 0; k < n;) {
+        ix = x0 + k * 1;
+        if (k >= klo && k + 1 < khi) {
+          /* the interior: nb blocks of equal width within one pixel, at most 8 */
+          const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+          int64_t bi;
+          for (bi = 0; bi < nb; bi++) {
+            const int wb = (int)(w0 + (bi < w1));
+            /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
+            const int64_t q0 = (x0 + k * 1 + PL - 0) / 1;
+            uint16_t *o = d + (x0 + k * 1) * C;
+            if (all && wb > 4) {
+              switch (wb) {
+                case 5: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 6: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 7: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 8: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fast00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                default: break;
+              }
+            } else {
+              switch (wb) {
+                case 2: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 3: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 4: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 5: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 6: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 7: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 8: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                default: break;
+              }
             }
-          } else {
-            switch (wb) {
-              case 2: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_fastv00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              default: break;
-            }
+            k += wb;
           }
-          k += wb;
+        } else { /* a border pixel: every tap checked */
+          unsigned cm = 0;
+          cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
+          kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_single00(r0, vm, (ix + PL - 0) / 1, cm, flt, d + ix * C, CM, cb, ce);
+          k++;
         }
-      } else { /* a border pixel: every tap checked */
-        unsigned cm = 0;
-        cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
-        kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_single00(r0, vm, (ix + PL - 0) / 1, cm, flt, d + ix * C, CM, cb, ce);
-        k++;
       }
-    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);

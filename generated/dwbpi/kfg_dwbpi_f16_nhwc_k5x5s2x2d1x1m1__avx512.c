@@ -5604,49 +5604,49 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f16_n
     const int all = vm == 1u + 4u + 16u; /* every filter row exists */
     int64_t cb, ce;
     for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
-    ce = CV - cb > x->cc ? cb + x->cc : CV;
-    for (k = 0; k < n;) {
-      ix = x0 + k * 2;
-      if (k >= klo && k + 1 < khi) {
-        /* the interior: nb blocks of equal width within one pixel, at most 8 */
-        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
-        int64_t bi;
-        for (bi = 0; bi < nb; bi++) {
-          const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-          const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
-          uint16_t *o = d + (x0 + k * 2) * C;
-          if (all && wb > 4) {
-            switch (wb) {
-              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              default: break;
+      ce = CV - cb > x->cc ? cb + x->cc : CV;
+      for (k = 0; k < n;) {
+        ix = x0 + k * 2;
+        if (k >= klo && k + 1 < khi) {
+          /* the interior: nb blocks of equal width within one pixel, at most 8 */
+          const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+          int64_t bi;
+          for (bi = 0; bi < nb; bi++) {
+            const int wb = (int)(w0 + (bi < w1));
+            /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+            const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
+            uint16_t *o = d + (x0 + k * 2) * C;
+            if (all && wb > 4) {
+              switch (wb) {
+                case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                default: break;
+              }
+            } else {
+              switch (wb) {
+                case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                default: break;
+              }
             }
-          } else {
-            switch (wb) {
-              case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              default: break;
-            }
+            k += wb;
           }
-          k += wb;
+        } else { /* a border pixel: every tap checked */
+          unsigned cm = 0;
+          cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
+          cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
+          cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
+          kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_single00(r0, r2, r4, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, cb, ce);
+          k++;
         }
-      } else { /* a border pixel: every tap checked */
-        unsigned cm = 0;
-        cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
-        cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
-        cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_single00(r0, r2, r4, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, cb, ce);
-        k++;
       }
-    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -5726,48 +5726,48 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f16_n
     const int all = vm == 1u + 4u + 16u; /* every filter row exists */
     int64_t cb, ce;
     for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
-    ce = CV - cb > x->cc ? cb + x->cc : CV;
-    for (k = 0; k < n;) {
-      ix = x0 + k * 2;
-      if (k >= klo && k + 1 < khi) {
-        /* the interior: nb blocks of equal width within one pixel, at most 8 */
-        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
-        int64_t bi;
-        for (bi = 0; bi < nb; bi++) {
-          const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-          const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
-          uint16_t *o = d + (x0 + k * 2) * C;
-          if (all && wb > 4) {
-            switch (wb) {
-              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              default: break;
+      ce = CV - cb > x->cc ? cb + x->cc : CV;
+      for (k = 0; k < n;) {
+        ix = x0 + k * 2;
+        if (k >= klo && k + 1 < khi) {
+          /* the interior: nb blocks of equal width within one pixel, at most 8 */
+          const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+          int64_t bi;
+          for (bi = 0; bi < nb; bi++) {
+            const int wb = (int)(w0 + (bi < w1));
+            /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+            const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
+            uint16_t *o = d + (x0 + k * 2) * C;
+            if (all && wb > 4) {
+              switch (wb) {
+                case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                default: break;
+              }
+            } else {
+              switch (wb) {
+                case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                default: break;
+              }
             }
-          } else {
-            switch (wb) {
-              case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              default: break;
-            }
+            k += wb;
           }
-          k += wb;
+        } else { /* a border pixel: every tap checked */
+          unsigned cm = 0;
+          cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
+          cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
+          kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_single01(r0, r2, r4, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, cb, ce);
+          k++;
         }
-      } else { /* a border pixel: every tap checked */
-        unsigned cm = 0;
-        cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
-        cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
-        kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_single01(r0, r2, r4, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, cb, ce);
-        k++;
       }
-    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -5850,49 +5850,49 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f16_n
     const int all = vm == 2u + 8u; /* every filter row exists */
     int64_t cb, ce;
     for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
-    ce = CV - cb > x->cc ? cb + x->cc : CV;
-    for (k = 0; k < n;) {
-      ix = x0 + k * 2;
-      if (k >= klo && k + 1 < khi) {
-        /* the interior: nb blocks of equal width within one pixel, at most 8 */
-        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
-        int64_t bi;
-        for (bi = 0; bi < nb; bi++) {
-          const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-          const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
-          uint16_t *o = d + (x0 + k * 2) * C;
-          if (all && wb > 4) {
-            switch (wb) {
-              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast10_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast10_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast10_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast10_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              default: break;
+      ce = CV - cb > x->cc ? cb + x->cc : CV;
+      for (k = 0; k < n;) {
+        ix = x0 + k * 2;
+        if (k >= klo && k + 1 < khi) {
+          /* the interior: nb blocks of equal width within one pixel, at most 8 */
+          const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+          int64_t bi;
+          for (bi = 0; bi < nb; bi++) {
+            const int wb = (int)(w0 + (bi < w1));
+            /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+            const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
+            uint16_t *o = d + (x0 + k * 2) * C;
+            if (all && wb > 4) {
+              switch (wb) {
+                case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast10_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast10_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast10_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast10_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                default: break;
+              }
+            } else {
+              switch (wb) {
+                case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                default: break;
+              }
             }
-          } else {
-            switch (wb) {
-              case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv10_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              default: break;
-            }
+            k += wb;
           }
-          k += wb;
+        } else { /* a border pixel: every tap checked */
+          unsigned cm = 0;
+          cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
+          cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
+          cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
+          kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_single10(r1, r3, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, cb, ce);
+          k++;
         }
-      } else { /* a border pixel: every tap checked */
-        unsigned cm = 0;
-        cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 2 ? 1u : 0u;
-        cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 2 ? 2u : 0u;
-        cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 2 ? 4u : 0u;
-        kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_single10(r1, r3, vm, (ix + PL - 4) / 2, cm, flt, d + ix * C, CM, cb, ce);
-        k++;
       }
-    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
@@ -5952,48 +5952,48 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f16_n
     const int all = vm == 2u + 8u; /* every filter row exists */
     int64_t cb, ce;
     for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
-    ce = CV - cb > x->cc ? cb + x->cc : CV;
-    for (k = 0; k < n;) {
-      ix = x0 + k * 2;
-      if (k >= klo && k + 1 < khi) {
-        /* the interior: nb blocks of equal width within one pixel, at most 8 */
-        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
-        int64_t bi;
-        for (bi = 0; bi < nb; bi++) {
-          const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-          const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
-          uint16_t *o = d + (x0 + k * 2) * C;
-          if (all && wb > 4) {
-            switch (wb) {
-              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast11_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast11_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast11_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              default: break;
+      ce = CV - cb > x->cc ? cb + x->cc : CV;
+      for (k = 0; k < n;) {
+        ix = x0 + k * 2;
+        if (k >= klo && k + 1 < khi) {
+          /* the interior: nb blocks of equal width within one pixel, at most 8 */
+          const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+          int64_t bi;
+          for (bi = 0; bi < nb; bi++) {
+            const int wb = (int)(w0 + (bi < w1));
+            /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+            const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
+            uint16_t *o = d + (x0 + k * 2) * C;
+            if (all && wb > 4) {
+              switch (wb) {
+                case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast11_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast11_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fast11_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+                default: break;
+              }
+            } else {
+              switch (wb) {
+                case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+                default: break;
+              }
             }
-          } else {
-            switch (wb) {
-              case 2: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_6(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_7(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_fastv11_8(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              default: break;
-            }
+            k += wb;
           }
-          k += wb;
+        } else { /* a border pixel: every tap checked */
+          unsigned cm = 0;
+          cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
+          cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
+          kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_single11(r1, r3, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, cb, ce);
+          k++;
         }
-      } else { /* a border pixel: every tap checked */
-        unsigned cm = 0;
-        cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 2 ? 1u : 0u;
-        cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 2 ? 2u : 0u;
-        kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_single11(r1, r3, vm, (ix + PL - 3) / 2, cm, flt, d + ix * C, CM, cb, ce);
-        k++;
       }
-    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
