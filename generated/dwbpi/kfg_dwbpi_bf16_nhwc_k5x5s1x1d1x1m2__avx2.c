@@ -974,6 +974,279 @@ static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
   }
 }
 
+/* Two pixels oa and ob at once (two independent chains): as the single
+   one, with the dy column indices qa, qb and column masks ca, cb. */
+static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_pair00(const uint16_t *r0, const uint16_t *r1, const uint16_t *r2, const uint16_t *r3, const uint16_t *r4, unsigned vm,
+                                        int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
+                                        const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 8) {
+    kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
+    kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      {
+        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 8);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 8);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 8);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 8);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 8);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+      }
+    }
+    if (vm & 2u) { /* filter row 1 */
+      {
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 8);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 8);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 8);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 8);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 8);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      {
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 8);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 8);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 8);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 8);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 8);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+      }
+    }
+    if (vm & 8u) { /* filter row 3 */
+      {
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 8);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 8);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 8);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 8);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 8);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+      }
+    }
+    if (vm & 16u) { /* filter row 4 */
+      {
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 8);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 8);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 8);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 8);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
+      }
+      {
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 8);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+      }
+    }
+    kv_st(oa + c0, kv_pair(sa_0, sa_1));
+    kv_st(ob + c0, kv_pair(sb_0, sb_1));
+  }
+}
+
 /* Output rows of phase 0: filter rows { 0, 1, 2, 3, 4 }. */
 static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
@@ -1010,14 +1283,29 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
     const int all = vm == 1u + 2u + 4u + 8u + 16u; /* every filter row exists */
     int64_t cb, ce;
     for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
-    ce = CV - cb > x->cc ? cb + x->cc : CV;
-    for (k = 0; k < n;) {
-      ix = x0 + k * 1;
-      if (k >= klo && k + 1 < khi) {
-        /* the interior: nb blocks of equal width within one pixel, at most 2 */
-        const int64_t ni = khi - k, nb = (ni + 1) / 2, w0 = ni / nb, w1 = ni % nb;
+      ce = CV - cb > x->cc ? cb + x->cc : CV;
+      /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
+      const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
+      int64_t kb = kr;
+#define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u))
+      for (k = 0; k < kl || kb < n;) {
+        if (k < kl && kb < n) {
+          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
+          kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_pair00(r0, r1, r2, r3, r4, vm, (ia + PL - 4) / 1, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_CM(ia), d + ia * C,
+                      (ib + PL - 4) / 1, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          k++, kb++;
+        } else {
+          const int64_t k1 = k < kl ? k++ : kb++;
+          ix = x0 + k1 * 1;
+          kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4) / 1, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+        }
+      }
+#undef kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_CM
+      /* the interior [kl, kr): blocks of equal width within one pixel, at most 2 */
+      if (kr > kl) {
+        const int64_t ni = kr - kl, nb = (ni + 1) / 2, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
-        for (bi = 0; bi < nb; bi++) {
+        for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
           /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
           const int64_t q0 = (x0 + k * 1 + PL - 4) / 1;
@@ -1038,17 +1326,7 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
           }
           k += wb;
         }
-      } else { /* a border pixel: every tap checked */
-        unsigned cm = 0;
-        cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
-        cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 1 ? 2u : 0u;
-        cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 1 ? 4u : 0u;
-        cm |= ix + PL - 3 >= 0 && ix + PL - 3 < OW * 1 ? 8u : 0u;
-        cm |= ix + PL - 4 >= 0 && ix + PL - 4 < OW * 1 ? 16u : 0u;
-        kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4) / 1, cm, flt, d + ix * C, CM, cb, ce);
-        k++;
       }
-    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);

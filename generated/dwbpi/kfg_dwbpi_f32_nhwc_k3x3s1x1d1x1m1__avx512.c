@@ -1901,6 +1901,69 @@ static kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
   }
 }
 
+/* Two pixels oa and ob at once (two independent chains): as the single
+   one, with the dy column indices qa, qb and column masks ca, cb. */
+static kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_pair00(const float *r0, const float *r1, const float *r2, unsigned vm,
+                                        int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
+                                        const float *flt, int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 16) {
+    kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      {
+        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+      }
+    }
+    if (vm & 2u) { /* filter row 1 */
+      {
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+      }
+    }
+    if (vm & 4u) { /* filter row 2 */
+      {
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+      }
+      {
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+      }
+    }
+    kv_st(oa + c0, sa_0);
+    kv_st(ob + c0, sb_0);
+  }
+}
+
 /* Output rows of phase 0: filter rows { 0, 1, 2 }. */
 static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
@@ -1929,14 +1992,29 @@ static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
     const int all = vm == 1u + 2u + 4u; /* every filter row exists */
     int64_t cb, ce;
     for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
-    ce = CV - cb > x->cc ? cb + x->cc : CV;
-    for (k = 0; k < n;) {
-      ix = x0 + k * 1;
-      if (k >= klo && k + 1 < khi) {
-        /* the interior: nb blocks of equal width within one pixel, at most 8 */
-        const int64_t ni = khi - k, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+      ce = CV - cb > x->cc ? cb + x->cc : CV;
+      /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
+      const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
+      int64_t kb = kr;
+#define kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u))
+      for (k = 0; k < kl || kb < n;) {
+        if (k < kl && kb < n) {
+          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
+          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_pair00(r0, r1, r2, vm, (ia + PL - 2) / 1, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_CM(ia), d + ia * C,
+                      (ib + PL - 2) / 1, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          k++, kb++;
+        } else {
+          const int64_t k1 = k < kl ? k++ : kb++;
+          ix = x0 + k1 * 1;
+          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_single00(r0, r1, r2, vm, (ix + PL - 2) / 1, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+        }
+      }
+#undef kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_CM
+      /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
+      if (kr > kl) {
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
-        for (bi = 0; bi < nb; bi++) {
+        for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
           /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
           const int64_t q0 = (x0 + k * 1 + PL - 2) / 1;
@@ -1963,15 +2041,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
           }
           k += wb;
         }
-      } else { /* a border pixel: every tap checked */
-        unsigned cm = 0;
-        cm |= ix + PL - 0 >= 0 && ix + PL - 0 < OW * 1 ? 1u : 0u;
-        cm |= ix + PL - 1 >= 0 && ix + PL - 1 < OW * 1 ? 2u : 0u;
-        cm |= ix + PL - 2 >= 0 && ix + PL - 2 < OW * 1 ? 4u : 0u;
-        kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_single00(r0, r1, r2, vm, (ix + PL - 2) / 1, cm, flt, d + ix * C, CM, cb, ce);
-        k++;
       }
-    }
     }
     if (CV < C) { /* channel tail: masked, pixel by pixel */
       const int rem = (int)(C - CV);
