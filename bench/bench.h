@@ -2,11 +2,10 @@
 ** bench.h -- kforge's benchmark harness (bench/bench_main.c), shared by the
 ** per-op benchmark files (bench/bench_bngrad.c, bench/bench_dwbpi.c).
 **
-** Each op file defines one entry point, called by bench_main.c in this order:
-**     void bench_bngrad(bench_ctx *ctx);
-**     void bench_dwbpi(bench_ctx *ctx);
-** (bench_main.c holds weak empty defaults, so a file that is not linked in
-** simply prints nothing.) An entry point times its cases with bench_time()
+** Each op family's file (its spec's sources.bench) defines one entry point,
+**     void bench_<family>(bench_ctx *ctx);
+** which bench_main.c calls in specs/families.lua order (generated
+** kfg_bench.h). An entry point times its cases with bench_time()
 ** and prints its own table with bench_printf(); the comparison libraries
 ** (oneDNN, PyTorch) are timed in the same process / same run.
 **
@@ -86,8 +85,7 @@ void bench_printf(const bench_ctx *ctx, const char *fmt, ...)
 #endif
   ;
 
-/* The per-op entry points (weak empty defaults in bench_main.c). */
-void bench_bngrad(bench_ctx *ctx);
-void bench_dwbpi(bench_ctx *ctx);
+/* Each op family's entry point, bench_<family>(bench_ctx *), is declared
+   and called by bench_main.c from the generated kfg_bench.h. */
 
 #endif

@@ -1,7 +1,7 @@
 /*
 ** bench_main.c -- kforge's benchmark driver (`ninja bench`): measures the
 ** machine's memory bandwidth (STREAM-style) in the same run, then calls each
-** op's benchmark (bench_bngrad, bench_dwbpi), which time kforge against
+** op family's benchmark (bench_<family>, listed by the generated kfg_bench.h), which time kforge against
 ** oneDNN (same process) and PyTorch (bench/bench_torch.py's results file).
 **
 **   build/bench/kforge_bench [--reps N] [--warmup N] [--filter TEXT]
@@ -25,9 +25,11 @@
 
 #include "bench.h"
 
-/* Weak empty defaults: an op file that is not linked in prints nothing. */
-__attribute__((weak)) void bench_bngrad(bench_ctx *ctx) { (void)ctx; }
-__attribute__((weak)) void bench_dwbpi(bench_ctx *ctx) { (void)ctx; }
+/* The op families with a benchmark file (their specs' sources.bench), in
+   specs/families.lua order: generated, so no family is named here. */
+#define KFG_BENCH(f) void bench_##f(bench_ctx *ctx);
+#include "kfg_bench.h"
+#undef KFG_BENCH
 
 double bench_now_ms(void) {
   struct timespec ts;
@@ -300,8 +302,9 @@ int main(int argc, char **argv) {
                  ctx.bw_triadN, ctx.bw_readN, ctx.bw_copyntN);
   }
   read_ext(&ctx, torch);
-  bench_bngrad(&ctx);
-  bench_dwbpi(&ctx);
+#define KFG_BENCH(f) bench_##f(&ctx);
+#include "kfg_bench.h"
+#undef KFG_BENCH
   pthreadpool_destroy(pool);
   free(ctx.ext);
   return 0;

@@ -107,7 +107,7 @@ def main():
                 th, ms = rest.split()
                 kk = (k, int(th))
                 best[kk] = min(best.get(kk, 1e30), float(ms))
-    with open(out, "w") as f:
+    with open(out, "a") as f:
         f.write("# PyTorch %s native_batch_norm_backward, median ms, faster of default/avx512 dispatch\n"
                 % __import__("torch").__version__)
         for c in comments:

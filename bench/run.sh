@@ -4,6 +4,9 @@
 # (e.g. BENCH_ARGS="--reps 11"); BENCH_FILTER selects cases.
 set -e
 b=${1:-build}
+# the op families' PyTorch scripts (their specs' sources.bench_py), from ninja
+[ $# -gt 0 ] && shift
+pys=${*:-bench/bench_torch.py}
 mkdir -p "$b/bench"
 filter=${BENCH_FILTER:-}
 
@@ -18,11 +21,10 @@ section() {
   echo "==== $name ===="
   if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
     echo "PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)${ATEN_CPU_CAPABILITY:+ (ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY)} timings (bench/bench_torch.py) ..."
-    /usr/bin/python3 bench/bench_torch.py "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
-    # op scripts after the first append to the same file
-    if [ -f bench/bench_torch_dwbpi.py ]; then
-      /usr/bin/python3 bench/bench_torch_dwbpi.py "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
-    fi
+    rm -f "$b/bench/torch_results.txt" # each script appends to it
+    for py in $pys; do
+      /usr/bin/python3 "$py" "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
+    done
   else
     echo "(PyTorch not found: /usr/bin/python3 -c 'import torch' failed; torch columns empty)"
     rm -f "$b/bench/torch_results.txt"

@@ -59,12 +59,98 @@ function M.spec_header(families, specs)
   return table.concat(o)
 end
 
+-- generated/kforge_ops.h: the part of the public API that the specs decide
+-- (kforge.h includes it): the op enum, the enums of string attrs, kf_attrs.
+-- A new op changes this file, never kforge.h.
+local attr_ctype = { type = "kf_dtype", float = "float", bool = "int", int_list = "int", int64_list = "int64_t" }
+
+function M.public_header(families, specs, attrs)
+  local o = { banner("kforge_ops.h -- the ops, attribute enums and kf_attrs of the op specs (part of kforge.h).",
+    "specs/ops/ and specs/attrs.lua"), "#ifndef kforge_ops_h\n#define kforge_ops_h\n\n" }
+  o[#o + 1] = "/* The ops, in specs/families.lua order (kf_op_from_name: by TF name). */\n"
+  o[#o + 1] = "typedef enum kf_op {\n  KF_OP_INVALID = 0,\n"
+  for _, f in ipairs(families) do
+    for _, op in ipairs(specs[f].ops) do
+      o[#o + 1] = string.format("  %s, /* %s (%s) */\n", op.enum, op.name, f)
+    end
+  end
+  o[#o + 1] = "  KF_OP_COUNT\n} kf_op;\n\n"
+  for _, e in ipairs(attrs.enums) do
+    local vs = {}
+    for i, v in ipairs(e.values) do vs[i] = v[2] .. (i == 1 and " = 0" or "") end
+    vs[#vs + 1] = e.invalid
+    o[#o + 1] = string.format("/* Values of the string attr %s. */\ntypedef enum %s { %s } %s;\n\n", e.name,
+      e.ctype, table.concat(vs, ", "), e.ctype)
+  end
+  o[#o + 1] = "/* Every attribute of every op, as in a TF NodeDef. kf_attrs_init sets TF's\n" ..
+    "   defaults for the op; fields an op does not have are ignored by it. */\ntypedef struct kf_attrs {\n"
+  local enums = {}
+  for _, e in ipairs(attrs.enums) do enums[e.name] = e end
+  for _, a in ipairs(attrs.fields) do
+    if a.stored ~= false then
+      local doc = a.doc and (" /* " .. a.doc .. " */") or ""
+      if a.kind == "int_list" or a.kind == "int64_list" then
+        o[#o + 1] = string.format("  int num_%s;\n  %s %s[%d];%s\n", a.name, attr_ctype[a.kind], a.name, a.max, doc)
+      elseif a.kind == "string" then
+        o[#o + 1] = string.format("  %s %s;%s\n", enums[a.enum].ctype, a.name, doc)
+      else
+        o[#o + 1] = string.format("  %s %s;%s\n", attr_ctype[a.kind], a.name, doc)
+      end
+    end
+  end
+  o[#o + 1] = "} kf_attrs;\n\n#endif\n"
+  return table.concat(o)
+end
+
+-- kfg_planners.h: each family's planner and executor (runtime/<family>_plan.c),
+-- declared for the family table in kfg_ops.c and for the planner itself.
+function M.planners_header(families, attrs)
+  local o = { banner("kfg_planners.h -- the planner and executor of every op family, the attr enum names.",
+    "specs/families.lua and specs/attrs.lua"), "#ifndef kfg_planners_h\n#define kfg_planners_h\n\n" }
+  for _, e in ipairs(attrs.enums) do
+    o[#o + 1] = string.format("/* Text of each %s value, indexed by %s. */\nextern const char *const kfg_enum_%s[%d];\n",
+      e.ctype, e.ctype, e.name, #e.values)
+  end
+  o[#o + 1] = "\n"
+  for _, f in ipairs(families) do
+    o[#o + 1] = string.format("kf_status kfi_plan_%s(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a,\n" ..
+      "    const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err);\n" ..
+      "kf_status kfi_exec_%s(const kfi_plan *p, const void *const *in, void *const *out, void *scratch,\n" ..
+      "    kf_error *err);\n", f, f)
+  end
+  o[#o + 1] = "\n#endif\n"
+  return table.concat(o)
+end
+
 local kind_c = { type = "KFI_ATTR_TYPE", float = "KFI_ATTR_FLOAT", bool = "KFI_ATTR_BOOL",
                  string = "KFI_ATTR_STRING", int_list = "KFI_ATTR_INT_LIST" }
 
-function M.ops_source(families, specs)
-  local o = { banner("kfg_ops.c -- op, attribute and rule tables of the op specs.", "the specs in specs/ops/"),
-    '#include "kfi.h"\n\n' }
+-- The kf_attrs field of an attr (kfi_attr_field): offset, count, size.
+local function field_of(fields, enums, name)
+  for _, a in ipairs(fields) do
+    if a.name == name then
+      if a.stored == false then return "{ 0, 0, 0, 0, NULL, 0 }" end
+      local count = (a.kind == "int_list" or a.kind == "int64_list") and
+        string.format("offsetof(kf_attrs, num_%s), %d", a.name, a.max) or "0, 1"
+      local names, n = "NULL", 0
+      if a.enum then names, n = "kfg_enum_" .. a.enum, #enums[a.enum].values end
+      return string.format("{ offsetof(kf_attrs, %s), %s, sizeof(((kf_attrs *)0)->%s%s), %s, %d }", a.name, count,
+        a.name, count ~= "0, 1" and "[0]" or "", names, n)
+    end
+  end
+end
+
+function M.ops_source(families, specs, attrs)
+  local o = { banner("kfg_ops.c -- op, attribute, family and rule tables of the op specs.", "the specs in specs/ops/"),
+    '#include <stddef.h>\n\n#include "kfi.h"\n\n' }
+  local enums = {}
+  for _, e in ipairs(attrs.enums) do
+    enums[e.name] = e
+    local vs = {}
+    for i, v in ipairs(e.values) do vs[i] = cstr(v[1]) end
+    o[#o + 1] = string.format("const char *const kfg_enum_%s[%d] = { %s };\n", e.name, #vs, table.concat(vs, ", "))
+  end
+  o[#o + 1] = "\n"
   local rows = {}
   for _, f in ipairs(families) do
     for _, op in ipairs(specs[f].ops) do
@@ -87,10 +173,10 @@ function M.ops_source(families, specs)
       end
       o[#o + 1] = string.format("static const kfi_attr_def %s_attrs[] = {\n", id)
       for j, a in ipairs(op.attrs) do
-        o[#o + 1] = string.format("  { %s, %s, %s, %s, %d, %d },\n", cstr(a.name), kind_c[a.kind],
+        o[#o + 1] = string.format("  { %s, %s, %s, %s, %d, %d,\n    %s },\n", cstr(a.name), kind_c[a.kind],
           a.default ~= nil and cstr(value_text(a.default)) or "NULL",
           a.allowed and (id .. "_a" .. j) or "NULL", a.allowed and #a.allowed or 0,
-          a.required and 1 or 0)
+          a.required and 1 or 0, field_of(attrs.fields, enums, a.name))
       end
       o[#o + 1] = "};\n\n"
       rows[#rows + 1] = string.format(
@@ -113,7 +199,8 @@ function M.ops_source(families, specs)
       axes[i] = string.format("{ %s, %d, %s_axis%d }", cstr(a.name), #a.values, f, i)
     end
     o[#o + 1] = string.format("static const kfi_axis_def %s_axes[] = { %s };\n", f, table.concat(axes, ", "))
-    fams[#fams + 1] = string.format("  { %s, %d, %s_axes },\n", cstr(f), #specs[f].axes, f)
+    fams[#fams + 1] = string.format("  { %s, %d, %s_axes, kfi_plan_%s, kfi_exec_%s },\n", cstr(f), #specs[f].axes, f,
+      f, f)
   end
   o[#o + 1] = "const kfi_family_def kfg_families[KFG_FAMILY_COUNT] = {\n" .. table.concat(fams) .. "};\n\n"
   o[#o + 1] = "const kfi_rule kfg_rules[KFG_RULE_COUNT] = {\n"
@@ -131,10 +218,12 @@ function M.kernel_wrap(k, text)
   local d = k.isa_def
   local protos = string.format("void %s(const void *args, const kfi_par *par);\n" ..
     "size_t %s_scratch(const void *args);\n", k.name, k.name)
+  -- every kernel sees its family's argument block (runtime/kfi_<family>.h)
+  local inc = '#include "kfi_kernel.h"\n#include "kfi_' .. k.family .. '.h"\n\n'
   if d.guard == "1" and not d.target and not d.header then
-    return '#include "kfi_kernel.h"\n\n' .. protos .. text
+    return inc .. protos .. text
   end
-  local o = { '#include "kfi_kernel.h"\n\n#if ' .. d.guard .. "\n" }
+  local o = { inc .. "#if " .. d.guard .. "\n" }
   if d.header then o[#o + 1] = "#include <" .. d.header .. ">\n" end
   if d.target then
     o[#o + 1] = "#if defined(__clang__)\n#pragma clang attribute push(__attribute__((target(\"" ..
@@ -219,9 +308,12 @@ function M.model_source(model, resolved, specs, target, file, subst)
   return table.concat(o)
 end
 
--- Ninja edges for the generated sources; $gen is where they live.
-function M.ninja_fragment(paths, set_file)
-  local o = { "# Generated by generator/kforge-gen.lua from " .. set_file .. ". Do not edit.\n" }
+-- Ninja edges for the generated sources ($gen is where they live) and for
+-- the runtime's files (specs/runtime.lua, then each family's
+-- sources.runtime): libkfg.a holds the kernels and tables, libkforge.a
+-- those plus the runtime. No hand-written build file lists a source.
+function M.ninja_fragment(paths, set_file, runtime_files)
+  local o = { "# Generated by generator/kforge-gen.lua from " .. set_file .. " and specs/. Do not edit.\n" }
   local objs = {}
   for _, p in ipairs(paths) do
     local obj = "$builddir/obj/" .. p:gsub("%.c$", ".o")
@@ -230,6 +322,44 @@ function M.ninja_fragment(paths, set_file)
   end
   -- Ninja does not split variables into paths, so the archive edge is here.
   o[#o + 1] = "build $builddir/libkfg.a: ar " .. table.concat(objs, " $\n    ") .. "\n"
+  local robjs = {}
+  for _, p in ipairs(runtime_files) do
+    local obj = "$builddir/obj/" .. p:gsub("%.c$", ".o")
+    o[#o + 1] = string.format("build %s: cc %s\n", obj, p)
+    robjs[#robjs + 1] = obj
+  end
+  o[#o + 1] = "build $builddir/libkforge.a: arplus " .. table.concat(robjs, " $\n    ") ..
+    " | $builddir/libkfg.a\n  base = $builddir/libkfg.a\n"
+  return table.concat(o)
+end
+
+-- bench.ninja (included by ninja/bench.ninja): the benchmark's op files and
+-- PyTorch scripts, from each family's sources.bench / sources.bench_py.
+function M.bench_fragment(families, specs)
+  local o = { "# Generated by generator/kforge-gen.lua from specs/. Do not edit.\n" }
+  local objs, py = {}, {}
+  for _, f in ipairs(families) do
+    local src = specs[f].sources
+    for _, p in ipairs(src.bench or {}) do
+      local obj = "$bb/" .. p:match("([^/]+)%.c$") .. ".o"
+      o[#o + 1] = string.format("build %s: bench_cc %s\n", obj, p)
+      objs[#objs + 1] = obj
+    end
+    for _, p in ipairs(src.bench_py or {}) do py[#py + 1] = p end
+  end
+  o[#o + 1] = "build $bb/kforge_bench: bench_link $bb/bench_main.o " .. table.concat(objs, " ") ..
+    " $builddir/libkforge.a\n"
+  o[#o + 1] = "bench_py = " .. table.concat(py, " ") .. "\n"
+  return table.concat(o)
+end
+
+-- kfg_bench.h: one KFG_BENCH(family) line per family with a benchmark file.
+function M.bench_header(families, specs)
+  local o = { banner("kfg_bench.h -- the op families with a benchmark (bench/bench_<family>.c).",
+    "specs/ops/") }
+  for _, f in ipairs(families) do
+    if specs[f].sources.bench and #specs[f].sources.bench > 0 then o[#o + 1] = "KFG_BENCH(" .. f .. ")\n" end
+  end
   return table.concat(o)
 end
 

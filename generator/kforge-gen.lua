@@ -121,6 +121,30 @@ for f in pairs(specs) do
   if not known then fail(opt.set .. ": family " .. f .. " is not listed in specs/families.lua") end
 end
 
+-- The attribute fields and the runtime's own files.
+local schema_m = require "schema"
+local attrs_spec, aerr = spec.load_data(rel("specs/attrs.lua"))
+if not attrs_spec then fail(aerr) end
+do
+  local ok, verr = schema_m.validate(attrs_spec, spec.attrs_schema, rel("specs/attrs.lua"))
+  if not ok then fail(verr) end
+  ok, verr = spec.check_attrs(attrs_spec, families, specs, rel("specs/attrs.lua"))
+  if not ok then fail(verr) end
+end
+deps[#deps + 1] = rel("specs/attrs.lua")
+local runtime_spec, rerr = spec.load_data(rel("specs/runtime.lua"))
+if not runtime_spec then fail(rerr) end
+do
+  local ok, verr = schema_m.validate(runtime_spec, spec.runtime_schema, rel("specs/runtime.lua"))
+  if not ok then fail(verr) end
+end
+deps[#deps + 1] = rel("specs/runtime.lua")
+local runtime_files = {}
+for _, p in ipairs(runtime_spec.runtime) do runtime_files[#runtime_files + 1] = p end
+for _, f in ipairs(families) do
+  for _, p in ipairs(specs[f].sources.runtime) do runtime_files[#runtime_files + 1] = p end
+end
+
 -- ISAs.
 local isa_list, ierr = spec.load_data(rel("specs/isas.lua"))
 if not isa_list then fail(ierr) end
@@ -260,7 +284,11 @@ end
 
 local set_name = opt.set:gsub("^" .. root:gsub("%p", "%%%0") .. "/", "")
 files[#files + 1] = { path = "kfg_spec.h", text = emit.spec_header(families, specs) }
-files[#files + 1] = { path = "kfg_ops.c", text = emit.ops_source(families, specs) }
+files[#files + 1] = { path = "kfg_ops.c", text = emit.ops_source(families, specs, attrs_spec) }
+files[#files + 1] = { path = "kforge_ops.h", text = emit.public_header(families, specs, attrs_spec) }
+files[#files + 1] = { path = "kfg_planners.h", text = emit.planners_header(families, attrs_spec) }
+files[#files + 1] = { path = "kfg_bench.h", text = emit.bench_header(families, specs) }
+files[#files + 1] = { path = "bench.ninja", text = emit.bench_fragment(families, specs) }
 files[#files + 1] = { path = "kfg_registry.c", text = emit.registry_source(kernels, set_name) }
 if the_model then
   files[#files + 1] = { path = "kfg_model.c",
@@ -269,7 +297,7 @@ end
 local csrc = {}
 for _, f in ipairs(files) do if f.path:match("%.c$") then csrc[#csrc + 1] = f.path end end
 table.sort(csrc)
-files[#files + 1] = { path = "sources.ninja", text = emit.ninja_fragment(csrc, set_name) }
+files[#files + 1] = { path = "sources.ninja", text = emit.ninja_fragment(csrc, set_name, runtime_files) }
 
 -- 4. Commit.
 local n, werr = output.commit(opt.out, files)

@@ -9,6 +9,7 @@ local M = {}
 
 local ident = { pattern = "^[%a_][%w_]*$" }
 local tag = { pattern = "^[%w_]+$" }
+local path = { pattern = "^[%w_][%w_/]*%.[%w]+$" }
 
 local tensor = {
   record = { name = ident, type = "string", doc = "string" },
@@ -88,9 +89,46 @@ M.op_schema = {
         required = { "name", "tag", "values" },
       },
     },
+    -- The family's hand-written files, by role (paths from the root): its
+    -- planner (runtime), its benchmark (bench) and PyTorch timing script
+    -- (bench_py). The build and the tools take every list from here.
+    sources = {
+      record = { runtime = { list = path, min = 1 }, bench = { list = path }, bench_py = { list = path } },
+      required = { "runtime" },
+    },
   },
-  required = { "family", "summary", "ops", "rules", "axes", "kernels" },
+  required = { "family", "summary", "ops", "rules", "axes", "kernels", "sources" },
 }
+
+-- specs/attrs.lua: the fields of kf_attrs and the enums of string attrs.
+M.attrs_schema = {
+  record = {
+    enums = {
+      list = {
+        record = {
+          name = ident, ctype = ident, invalid = ident,
+          values = { list = { list = "string", min = 2, max = 2 }, min = 1 },
+        },
+        required = { "name", "ctype", "invalid", "values" },
+      },
+    },
+    fields = {
+      list = {
+        record = {
+          name = ident,
+          kind = { oneof = { "type", "float", "bool", "string", "int_list", "int64_list" } },
+          enum = ident, max = "integer", stored = "boolean", doc = "string",
+        },
+        required = { "name", "kind" },
+      },
+      min = 1,
+    },
+  },
+  required = { "enums", "fields" },
+}
+
+-- specs/runtime.lua: the runtime's own C files.
+M.runtime_schema = { record = { runtime = { list = path, min = 1 } }, required = { "runtime" } }
 
 M.isa_schema = {
   list = {
@@ -238,6 +276,51 @@ local function cross_check(s, file)
         if not contains(a.allowed, a.default) then
           return false, string.format("%s: field 'ops[%d].attrs[%d].default': %s is not in allowed",
             file, i, j, tostring(a.default))
+        end
+      end
+    end
+  end
+  return true
+end
+
+-- Cross-checks specs/attrs.lua against the op specs: every op attr has a
+-- field, a string attr with a field has an enum holding its allowed values.
+function M.check_attrs(attrs, families, specs, file)
+  local fields, enums = {}, {}
+  for _, e in ipairs(attrs.enums) do
+    enums[e.name] = {}
+    for _, v in ipairs(e.values) do enums[e.name][v[1]] = true end
+  end
+  for i, a in ipairs(attrs.fields) do
+    if fields[a.name] then return false, string.format("%s: field 'fields[%d].name': duplicate %q", file, i, a.name) end
+    fields[a.name] = a
+    if a.enum and not enums[a.enum] then
+      return false, string.format("%s: field 'fields[%d].enum': unknown enum %q", file, i, a.enum)
+    end
+    if (a.kind == "int_list" or a.kind == "int64_list") and not a.max and a.stored ~= false then
+      return false, string.format("%s: field 'fields[%d].max': a list needs its largest length", file, i)
+    end
+  end
+  for _, f in ipairs(families) do
+    for _, op in ipairs(specs[f].ops) do
+      for j, a in ipairs(op.attrs) do
+        local d = fields[a.name]
+        if not d then
+          return false, string.format("%s: %s attr %q (attrs[%d]) has no field in %s", specs[f].file, op.name,
+            a.name, j, file)
+        end
+        local ok_kind = d.kind == a.kind or (a.kind == "int_list" and d.kind == "int64_list")
+        if not ok_kind then
+          return false, string.format("%s: %s attr %q is a %s, but %s declares a %s", specs[f].file, op.name,
+            a.name, a.kind, file, d.kind)
+        end
+        if d.enum then
+          for _, v in ipairs(a.allowed or {}) do
+            if not enums[d.enum][v] then
+              return false, string.format("%s: %s attr %q allows %q, which enum %s of %s lacks", specs[f].file,
+                op.name, a.name, tostring(v), d.enum, file)
+            end
+          end
         end
       end
     end

@@ -1,23 +1,24 @@
 /*
 ** bngrad_plan.c -- FusedBatchNormGrad{,V2,V3}: TF's validation in TF's
 ** order (tf_semantics.md 1.11), the 4-D view of 5-D tensors, kernel
-** selection and execution.
+** selection and execution: the family's plug-in (kfi_plan_bngrad /
+** kfi_exec_bngrad, reached through kfg_families). Its typed entry point
+** is bngrad_entry.c.
 */
 #include <string.h>
 
 #include "kfi.h"
+#include "kfi_bngrad.h"
 
 enum { DY, X, SCALE, MEAN, VAR, RS3 };
 
-static const char *const format_names[] = { "NHWC", "NCHW", "NDHWC", "NCDHW" };
-
-kf_status kfi_plan_bngrad(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tensor_desc *in,
+kf_status kfi_plan_bngrad(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, const kf_tensor_desc *in,
                           const kf_plan_options *opt, kf_error *err) {
-  const kfi_op_def *od = kfi_op_def_of(op);
+  const kf_op op = od->op;
   char s1[32 * KF_MAX_RANK], s2[32 * KF_MAX_RANK];
   kf_dtype T = a->T != KF_DT_INVALID ? a->T : in[DY].dtype;
   kf_dtype U = op == KF_OP_FUSED_BATCH_NORM_GRAD ? T : KF_FLOAT;
-  kfi_bngrad_args *g = &p->args.bngrad;
+  kfi_bngrad_args *g = KFI_ARGS(p, kfi_bngrad_args);
   int32_t key[KFG_BNGRAD_KEY_LEN];
   int64_t c, n, s, numel;
   int i, last, r;
@@ -27,7 +28,7 @@ kf_status kfi_plan_bngrad(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_ten
   if ((st = kfi_check_attr_value(od, "T", kf_dtype_name(T), err)) != KF_OK) return st;
   if ((unsigned)a->data_format >= 4)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.format", "Invalid data format");
-  if ((st = kfi_check_attr_value(od, "data_format", format_names[a->data_format], err)) != KF_OK) return st;
+  if ((st = kfi_check_attr_value(od, "data_format", kfg_enum_data_format[a->data_format], err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(&in[DY], "y_backprop", T, KFG_RULE_BNGRAD_INPUT_DTYPE, err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(&in[X], "x", T, KFG_RULE_BNGRAD_INPUT_DTYPE, err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(&in[SCALE], "scale", U, KFG_RULE_BNGRAD_INPUT_DTYPE, err)) != KF_OK) return st;
@@ -98,15 +99,12 @@ kf_status kfi_plan_bngrad(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_ten
   key[KFG_BNGRAD_KEY_T] = (int32_t)T;
   key[KFG_BNGRAD_KEY_LAYOUT] = g->layout;
   key[KFG_BNGRAD_KEY_MODE] = g->training;
-  p->kernel = kfi_select(KFG_FAMILY_BNGRAD, key, opt, err);
-  if (!p->kernel) return err ? err->status : KF_NO_KERNEL;
-  p->scratch_bytes = p->kernel->scratch(g);
-  return KF_OK;
+  return kfi_select(p, KFG_FAMILY_BNGRAD, key, opt, err);
 }
 
 kf_status kfi_exec_bngrad(const kfi_plan *p, const void *const *in, void *const *out, void *scratch,
                           kf_error *err) {
-  kfi_bngrad_args g = p->args.bngrad;
+  kfi_bngrad_args g = *KFI_CARGS(p, kfi_bngrad_args);
   int i;
   for (i = 0; i <= VAR && p->kernel; i++)
     if (!in[i]) return kfi_fail(err, KF_INVALID_ARGUMENT, "api.null", "input %s must not be NULL",
@@ -129,41 +127,4 @@ kf_status kfi_exec_bngrad(const kfi_plan *p, const void *const *in, void *const 
   g.scratch = scratch;
   p->kernel->run(&g, &p->par);
   return KF_OK;
-}
-
-kf_status kf_fused_batch_norm_grad(int version, const kf_attrs *attrs, const kf_tensor_desc *x_desc,
-                                   const void *y_backprop, const void *x, const float *scale,
-                                   const float *reserve_space_1, const float *reserve_space_2,
-                                   void *x_backprop, float *scale_backprop, float *offset_backprop,
-                                   void *scratch, size_t scratch_bytes, kf_error *err) {
-  kf_op op = version == 1 ? KF_OP_FUSED_BATCH_NORM_GRAD
-             : version == 2 ? KF_OP_FUSED_BATCH_NORM_GRAD_V2
-             : version == 3 ? KF_OP_FUSED_BATCH_NORM_GRAD_V3 : KF_OP_INVALID;
-  kf_tensor_desc in[6];
-  kf_plan plan;
-  kf_status st;
-  const void *ins[6];
-  void *outs[5];
-  int r, last;
-  if (op == KF_OP_INVALID) return kfi_fail(err, KF_INVALID_ARGUMENT, "api.version", "version must be 1, 2 or 3");
-  if (!attrs || !x_desc) return kfi_fail(err, KF_INVALID_ARGUMENT, "api.null", "attrs and x_desc must not be NULL");
-  /* scale and the statistics are [C], C taken from x under data_format. */
-  r = x_desc->rank;
-  last = attrs->data_format == KF_NHWC || attrs->data_format == KF_NDHWC;
-  memset(in, 0, sizeof in);
-  in[0] = *x_desc;
-  in[1] = *x_desc;
-  in[2].dtype = version == 1 ? x_desc->dtype : KF_FLOAT;
-  in[2].rank = 1;
-  in[2].dims[0] = r >= 2 && r <= KF_MAX_RANK ? (last ? x_desc->dims[r - 1] : x_desc->dims[1]) : 0;
-  in[3] = in[2];
-  in[4] = in[2];
-  in[5].dtype = KF_FLOAT;
-  in[5].rank = 1;
-  st = kf_plan_op(&plan, op, attrs, in, version == 3 ? 6 : 5, NULL, err);
-  if (st != KF_OK) return st;
-  ins[0] = y_backprop; ins[1] = x; ins[2] = scale; ins[3] = reserve_space_1; ins[4] = reserve_space_2;
-  ins[5] = NULL;
-  outs[0] = x_backprop; outs[1] = scale_backprop; outs[2] = offset_backprop; outs[3] = NULL; outs[4] = NULL;
-  return kf_execute(&plan, ins, outs, scratch, scratch_bytes, err);
 }

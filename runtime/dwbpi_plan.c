@@ -2,84 +2,39 @@
 ** dwbpi_plan.c -- DepthwiseConv2dNativeBackpropInput: TF's validation in
 ** TF's order (tf_semantics.md 2.6 and 2.3), kforge's documented extensions
 ** (NCHW computed natively, unequal row/col strides, true dilation for every
-** padding mode, zero-filled output when nothing flows), kernel selection,
-** execution and the typed entry point.
+** padding mode, zero-filled output when nothing flows), kernel selection
+** and execution. The family's plug-in (kfi_plan_dwbpi / kfi_exec_dwbpi,
+** reached through kfg_families); its typed entry point is dwbpi_entry.c.
 **
 ** input_sizes is read at plan time, from its descriptor's host_data (the
-** int32 values, as TF keeps this input in host memory);
-** kf_depthwise_conv2d_backprop_input builds that descriptor itself.
+** int32 values, as TF keeps this input in host memory).
 */
 #include <string.h>
 
-#include "kfi.h"
+#include "kfi_conv.h"
+#include "kfi_dwbpi.h"
 
 enum { DW_SIZES, DW_FILTER, DW_DY };
 
-static const char *const dw_format_names[] = { "NHWC", "NCHW" };
-static const char *const padding_names[] = { "SAME", "VALID", "EXPLICIT" };
-
 #define I32_MAX ((int64_t)2147483647)
 
-/* GetWindowedOutputSizeVerbose (tf_semantics.md 2.3) with true dilation:
-   the effective filter size (k-1)*d+1 is used for every padding mode.
-   pb/pa are the explicit paddings (EXPLICIT) and are replaced by the SAME
-   paddings. All arithmetic is int64 and cannot overflow: in < 2^31,
-   k <= KF_MAX_ELEMENTS, s and d <= INT_MAX, and explicit paddings of any
-   size saturate (the computed size then exceeds every valid out_backprop
-   size, so the mismatch rule reports it). */
-static kf_status window(int64_t in, int64_t k, int64_t d, int64_t s, kf_padding pad, int64_t *pb, int64_t *pa,
-                        int64_t *out, kf_error *err) {
-  int64_t eff, num;
-  if (s <= 0) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_STRIDE_POSITIVE, (long long)s);
-  if (d < 1) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_DILATION_POSITIVE, (long long)d);
-  eff = (k - 1) * d + 1;
-  switch (pad) {
-    case KF_SAME: {
-      int64_t total;
-      *out = (in + s - 1) / s;
-      total = (*out - 1) * s + eff - in;
-      if (total < 0) total = 0;
-      *pb = total / 2;
-      *pa = total - *pb;
-      return KF_OK;
-    }
-    case KF_VALID:
-      *pb = *pa = 0;
-      num = in - eff + s;
-      break;
-    default: /* EXPLICIT: pb, pa >= 0 (checked) */
-      num = in - eff + s; /* in [-2^62, 2^32] */
-      if (*pb > INT64_MAX / 4 || *pa > INT64_MAX / 4 || num > INT64_MAX / 4) num = INT64_MAX; /* saturate */
-      else num += *pb + *pa;
-      break;
-  }
-  *out = num / s; /* C++ truncation toward zero, as TF: -s < num < 0 gives 0 */
-  if (*out < 0)
-    return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_NEGATIVE_OUTPUT, (long long)*out, (long long)in,
-                         (long long)eff, (long long)s);
-  return KF_OK;
-}
+static const kfi_conv_rules dwbpi_rules = {
+  KFG_RULE_DWBPI_STRIDES_LEN, KFG_RULE_DWBPI_STRIDES_BATCH_DEPTH, KFG_RULE_DWBPI_DILATIONS_LEN,
+  KFG_RULE_DWBPI_DILATIONS_BATCH_DEPTH, KFG_RULE_DWBPI_EXPLICIT_LEN, KFG_RULE_DWBPI_EXPLICIT_NEGATIVE,
+  KFG_RULE_DWBPI_EXPLICIT_BATCH_DEPTH, KFG_RULE_DWBPI_EXPLICIT_NOT_EMPTY, KFG_RULE_DWBPI_STRIDE_POSITIVE,
+  KFG_RULE_DWBPI_DILATION_POSITIVE, KFG_RULE_DWBPI_NEGATIVE_OUTPUT,
+};
 
-/* The forward padding before the first row only matters up to the point
-   where no filter tap reaches the input any more; clamping it there keeps
-   every kernel index far from int64 overflow without changing the result. */
-static int64_t clamp_pad(int64_t pad, int64_t out, int64_t s, int64_t k, int64_t d) {
-  int64_t reach;
-  if (out <= 0 || k <= 0) return 0; /* nothing flows: any value is right */
-  reach = (out - 1) * s + (k - 1) * d; /* largest oy*s + fy*d */
-  return pad > reach ? reach + 1 : pad;
-}
-
-kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tensor_desc *in,
+kf_status kfi_plan_dwbpi(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, const kf_tensor_desc *in,
                          const kf_plan_options *opt, kf_error *err) {
-  const kfi_op_def *od = kfi_op_def_of(op);
   const kf_tensor_desc *fd = &in[DW_FILTER], *gd = &in[DW_DY];
   kf_dtype T = a->T != KF_DT_INVALID ? a->T : fd->dtype;
-  kfi_dwbpi_args *g = &p->args.dwbpi;
+  kfi_dwbpi_args *g = KFI_ARGS(p, kfi_dwbpi_args);
+  kfi_conv2d cv;
   int32_t key[KFG_DWBPI_KEY_LEN];
   int64_t sizes[4], n, h, w, c, m, oh, ow, kh, kw, sh, sw, dh, dw, numel;
-  int64_t pt = 0, pbot = 0, pl = 0, pr = 0, comp_oh, comp_ow;
-  int i, nhwc, ih, iw, ic, nv;
+  int64_t pt, pbot, pl, pr, comp_oh, comp_ow;
+  int i, ih, iw, ic, nv;
   const int32_t *sv;
   kf_status st;
 
@@ -87,53 +42,25 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tens
   if ((st = kfi_check_attr_value(od, "T", kf_dtype_name(T), err)) != KF_OK) return st;
   if ((unsigned)a->data_format >= 4)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.format", "Invalid data format");
-  if ((st = kfi_check_attr_value(od, "data_format",
-                                 a->data_format == KF_NDHWC ? "NDHWC" : a->data_format == KF_NCDHW ? "NCDHW"
-                                                                        : dw_format_names[a->data_format],
-                                 err)) != KF_OK)
-    return st;
+  if ((st = kfi_check_attr_value(od, "data_format", kfg_enum_data_format[a->data_format], err)) != KF_OK) return st;
   if ((unsigned)a->padding >= 3)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.missing", "NodeDef missing attr 'padding' (SAME, VALID or EXPLICIT)");
-  if ((st = kfi_check_attr_value(od, "padding", padding_names[a->padding], err)) != KF_OK) return st;
+  if ((st = kfi_check_attr_value(od, "padding", kfg_enum_padding[a->padding], err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(&in[DW_SIZES], "input_sizes", KF_INT32, KFG_RULE_DWBPI_INPUT_DTYPE, err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(fd, "filter", T, KFG_RULE_DWBPI_INPUT_DTYPE, err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(gd, "out_backprop", T, KFG_RULE_DWBPI_INPUT_DTYPE, err)) != KF_OK) return st;
 
-  /* Kernel construction (2.6). Strides, dilations and paddings are indexed
-     by data_format: NHWC = N,H,W,C; NCHW = N,C,H,W. */
-  nhwc = a->data_format == KF_NHWC;
-  ih = nhwc ? 1 : 2;
-  iw = nhwc ? 2 : 3;
-  ic = nhwc ? 3 : 1;
-  if (a->num_strides != 4) /* -1: unset (the attr is required) */
-    return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_STRIDES_LEN);
-  /* TF's CPU kernel also requires strides[H] == strides[W] ("Current
-     implementation only supports equal length strides in the row and column
-     dimensions."). kforge computes unequal strides (tf_semantics.md policy),
-     so that check is deliberately not applied. */
-  if (a->strides[0] != 1 || a->strides[ic] != 1)
-    return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_STRIDES_BATCH_DEPTH);
-  /* kforge: true dilation (TF's kernel ignores the attr), so it is checked
-     like the strides. */
-  if (a->num_dilations != 4) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_DILATIONS_LEN);
-  if (a->dilations[0] != 1 || a->dilations[ic] != 1)
-    return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_DILATIONS_BATCH_DEPTH);
-  /* CheckValidPadding (2.3). */
-  if (a->padding == KF_EXPLICIT) {
-    if (a->num_explicit_paddings != 8)
-      return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_EXPLICIT_LEN, a->num_explicit_paddings);
-    for (i = 0; i < 8; i++)
-      if (a->explicit_paddings[i] < 0) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_EXPLICIT_NEGATIVE);
-    if (a->explicit_paddings[0] || a->explicit_paddings[1] || a->explicit_paddings[2 * ic] ||
-        a->explicit_paddings[2 * ic + 1])
-      return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_EXPLICIT_BATCH_DEPTH);
-    pt = a->explicit_paddings[2 * ih];
-    pbot = a->explicit_paddings[2 * ih + 1];
-    pl = a->explicit_paddings[2 * iw];
-    pr = a->explicit_paddings[2 * iw + 1];
-  } else if (a->num_explicit_paddings != 0) {
-    return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_EXPLICIT_NOT_EMPTY);
-  }
+  /* Kernel construction (2.6): strides, dilations (kforge: true dilation,
+     so checked like the strides), explicit paddings; indexed by
+     data_format (NHWC = N,H,W,C; NCHW = N,C,H,W). */
+  if ((st = kfi_conv2d_attrs(a, &dwbpi_rules, &cv, err)) != KF_OK) return st;
+  ih = cv.ih;
+  iw = cv.iw;
+  ic = cv.ic;
+  pt = cv.pt;
+  pbot = cv.pb;
+  pl = cv.pl;
+  pr = cv.pr;
 
   /* Compute (2.6): input_sizes, whose values are in host_data. */
   if (in[DW_SIZES].rank != 1)
@@ -171,12 +98,12 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tens
   if (m * c != gd->dims[ic]) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_OUT_DEPTH);
   kh = fd->dims[0];
   kw = fd->dims[1];
-  sh = a->strides[ih];
-  sw = a->strides[iw];
-  dh = a->dilations[ih];
-  dw = a->dilations[iw];
-  if ((st = window(h, kh, dh, sh, a->padding, &pt, &pbot, &comp_oh, err)) != KF_OK) return st;
-  if ((st = window(w, kw, dw, sw, a->padding, &pl, &pr, &comp_ow, err)) != KF_OK) return st;
+  sh = cv.sh;
+  sw = cv.sw;
+  dh = cv.dh;
+  dw = cv.dw;
+  if ((st = kfi_conv_window(h, kh, dh, sh, a->padding, &pt, &pbot, &comp_oh, &dwbpi_rules, err)) != KF_OK) return st;
+  if ((st = kfi_conv_window(w, kw, dw, sw, a->padding, &pl, &pr, &comp_ow, &dwbpi_rules, err)) != KF_OK) return st;
   if (oh != comp_oh)
     return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_ROWS_MISMATCH, (long long)oh, (long long)comp_oh);
   if (ow != comp_ow)
@@ -205,9 +132,9 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tens
   g->sw = sw;
   g->dh = dh;
   g->dw = dw;
-  g->pad_top = clamp_pad(pt, oh, sh, kh, dh);
-  g->pad_left = clamp_pad(pl, ow, sw, kw, dw);
-  g->layout = nhwc ? KFI_CHANNELS_LAST : KFI_CHANNELS_FIRST;
+  g->pad_top = kfi_conv_clamp_pad(pt, oh, sh, kh, dh);
+  g->pad_left = kfi_conv_clamp_pad(pl, ow, sw, kw, dw);
+  g->layout = a->data_format == KF_NHWC ? KFI_CHANNELS_LAST : KFI_CHANNELS_FIRST;
   if (numel == 0) return KF_OK; /* TF returns the empty output before anything else */
 
   /* Every value below fits int32: dims are bounded by KF_MAX_ELEMENTS and
@@ -224,15 +151,12 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tens
   key[KFG_DWBPI_KEY_DH] = (int32_t)dh;
   key[KFG_DWBPI_KEY_DW] = (int32_t)dw;
   key[KFG_DWBPI_KEY_DM] = (int32_t)m;
-  p->kernel = kfi_select(KFG_FAMILY_DWBPI, key, opt, err);
-  if (!p->kernel) return err ? err->status : KF_NO_KERNEL;
-  p->scratch_bytes = p->kernel->scratch(g);
-  return KF_OK;
+  return kfi_select(p, KFG_FAMILY_DWBPI, key, opt, err);
 }
 
 kf_status kfi_exec_dwbpi(const kfi_plan *p, const void *const *in, void *const *out, void *scratch,
                          kf_error *err) {
-  kfi_dwbpi_args g = p->args.dwbpi;
+  kfi_dwbpi_args g = *KFI_CARGS(p, kfi_dwbpi_args);
   if (!p->kernel) return KF_OK; /* empty output */
   /* Inputs of 0 elements (depth multiplier 0, empty out_backprop) may be NULL. */
   if (!in[DW_FILTER] && g.kh * g.kw * g.c * g.m > 0)
@@ -245,32 +169,4 @@ kf_status kfi_exec_dwbpi(const kfi_plan *p, const void *const *in, void *const *
   g.scratch = scratch;
   p->kernel->run(&g, &p->par);
   return KF_OK;
-}
-
-kf_status kf_depthwise_conv2d_backprop_input(const kf_attrs *attrs, const int32_t input_sizes[4],
-                                             const kf_tensor_desc *filter_desc, const void *filter,
-                                             const kf_tensor_desc *out_backprop_desc,
-                                             const void *out_backprop, void *output,
-                                             void *scratch, size_t scratch_bytes, kf_error *err) {
-  kf_plan plan;
-  kf_tensor_desc in[3];
-  const void *inputs[3];
-  void *outputs[1];
-  kf_status st;
-  if (!input_sizes || !filter_desc || !out_backprop_desc)
-    return kfi_fail(err, KF_INVALID_ARGUMENT, "api.null", "input_sizes and the descriptors must not be NULL");
-  memset(&in[DW_SIZES], 0, sizeof in[DW_SIZES]);
-  in[DW_SIZES].dtype = KF_INT32;
-  in[DW_SIZES].rank = 1;
-  in[DW_SIZES].dims[0] = 4;
-  in[DW_SIZES].host_data = input_sizes;
-  in[DW_FILTER] = *filter_desc;
-  in[DW_DY] = *out_backprop_desc;
-  st = kf_plan_op(&plan, KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, attrs, in, 3, NULL, err);
-  if (st != KF_OK) return st;
-  inputs[DW_SIZES] = input_sizes;
-  inputs[DW_FILTER] = filter;
-  inputs[DW_DY] = out_backprop;
-  outputs[0] = output;
-  return kf_execute(&plan, inputs, outputs, scratch, scratch_bytes, err);
 }

@@ -8,21 +8,6 @@
 
 #include "kfi.h"
 
-static kf_data_format format_of(const char *s) {
-  if (strcmp(s, "NHWC") == 0) return KF_NHWC;
-  if (strcmp(s, "NCHW") == 0) return KF_NCHW;
-  if (strcmp(s, "NDHWC") == 0) return KF_NDHWC;
-  if (strcmp(s, "NCDHW") == 0) return KF_NCDHW;
-  return KF_FORMAT_INVALID;
-}
-
-static kf_padding padding_of(const char *s) {
-  if (strcmp(s, "SAME") == 0) return KF_SAME;
-  if (strcmp(s, "VALID") == 0) return KF_VALID;
-  if (strcmp(s, "EXPLICIT") == 0) return KF_EXPLICIT;
-  return KF_PADDING_INVALID;
-}
-
 /* Parses "1,2,2,1" (possibly empty) into at most max values. */
 static int parse_list(const char *s, int64_t *out, int max, int *n) {
   *n = 0;
@@ -86,9 +71,22 @@ kf_status kfi_check_attr_value(const kfi_op_def *od, const char *name, const cha
   return KF_OK;
 }
 
+/* The enum value of a string attr's text, or -1. */
+static int enum_value(const kfi_attr_field *f, const char *v) {
+  int i;
+  for (i = 0; i < f->num_names; i++)
+    if (strcmp(f->names[i], v) == 0) return i;
+  return -1;
+}
+
+static void store_int(const kfi_attr_def *d, kf_attrs *a, int v) {
+  if (d->field.size == sizeof(int)) memcpy((char *)a + d->field.offset, &v, sizeof v);
+}
+
 kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *value, kf_error *err) {
   const kfi_op_def *od = kfi_op_def_of(op);
   const kfi_attr_def *d;
+  const kfi_attr_field *f;
   int64_t vals[KF_MAX_RANK * 2];
   int n, i;
   if (!od) return kfi_fail(err, KF_INVALID_ARGUMENT, "op.unknown", "unknown op");
@@ -96,38 +94,37 @@ kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *valu
   d = find_attr(od, name);
   if (!d) return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.unknown", "%s has no attr named '%.40s'", od->name, name);
   if (!is_allowed(d, value)) return not_allowed(d, value, err);
+  f = &d->field; /* where the value goes (size 0: validated, not stored) */
   switch (d->kind) {
     case KFI_ATTR_TYPE: {
       kf_dtype t = kf_dtype_from_name(value);
       if (t == KF_DT_INVALID) return not_allowed(d, value, err);
-      if (strcmp(name, "T") == 0) a->T = t; /* U is always float: nothing to store */
+      if (f->size == sizeof t) memcpy((char *)a + f->offset, &t, sizeof t);
       return KF_OK;
     }
     case KFI_ATTR_FLOAT: {
       char *end;
-      float f;
+      float v;
       /* Any literal strtof reads, rounded to float as TF's Python-to-attr
          conversion rounds it: underflow gives a denormal or 0, overflow
          gives +-inf (TF 2.21 accepts epsilon=1e-40, 1e-50 and 1e40 alike),
          so ERANGE is no syntax error. */
-      f = strtof(value, &end);
+      v = strtof(value, &end);
       if (end == value || *end)
         return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax", "attr '%s': expected a float, got \"%.40s\"", name, value);
-      a->epsilon = f;
+      if (f->size == sizeof v) memcpy((char *)a + f->offset, &v, sizeof v);
       return KF_OK;
     }
     case KFI_ATTR_BOOL:
-      if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0) a->is_training = 1;
-      else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) a->is_training = 0;
+      if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0) store_int(d, a, 1);
+      else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) store_int(d, a, 0);
       else return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax", "attr '%s': expected true or false, got \"%.40s\"", name, value);
       return KF_OK;
     case KFI_ATTR_STRING:
-      if (strcmp(name, "data_format") == 0) {
-        a->data_format = format_of(value);
-        if (a->data_format == KF_FORMAT_INVALID) return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.format", "Invalid data format");
-      } else if (strcmp(name, "padding") == 0) {
-        a->padding = padding_of(value);
-        if (a->padding == KF_PADDING_INVALID) return not_allowed(d, value, err);
+      if (f->names) {
+        int v = enum_value(f, value);
+        if (v < 0) return not_allowed(d, value, err);
+        store_int(d, a, v);
       }
       return KF_OK;
     case KFI_ATTR_INT_LIST:
@@ -135,37 +132,45 @@ kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *valu
         return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax",
                         "attr '%s': expected a comma-separated list of at most %d integers, got \"%.40s\"",
                         name, KF_MAX_RANK * 2, value);
-      if (strcmp(name, "explicit_paddings") == 0) {
-        for (i = 0; i < n; i++) a->explicit_paddings[i] = vals[i];
-        a->num_explicit_paddings = n;
-        return KF_OK;
+      if (!f->size) return KF_OK;
+      if (n > f->max)
+        return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax", "attr '%s': more than %d values", name, f->max);
+      for (i = 0; i < n; i++) {
+        char *at = (char *)a + f->offset + (size_t)i * f->size;
+        if (f->size == sizeof(int64_t)) memcpy(at, &vals[i], sizeof vals[i]);
+        else { int v = (int)vals[i]; memcpy(at, &v, sizeof v); }
       }
-      if (n > KF_MAX_RANK)
-        return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax", "attr '%s': more than %d values", name, KF_MAX_RANK);
-      if (strcmp(name, "strides") == 0) {
-        for (i = 0; i < n; i++) a->strides[i] = (int)vals[i];
-        a->num_strides = n;
-      } else if (strcmp(name, "dilations") == 0) {
-        for (i = 0; i < n; i++) a->dilations[i] = (int)vals[i];
-        a->num_dilations = n;
-      }
+      memcpy((char *)a + f->count_offset, &n, sizeof n);
       return KF_OK;
   }
   return KF_OK;
 }
 
+/* TF's defaults for the op; a required attr without a default is marked
+   unset (a list: count -1; an enum: its INVALID value, one past the
+   names), so the planner reports it as TF reports a missing attr. */
 void kf_attrs_init(kf_op op, kf_attrs *a) {
   const kfi_op_def *od = kfi_op_def_of(op);
   int i;
   if (!a) return;
   memset(a, 0, sizeof *a);
   a->T = KF_DT_INVALID;
-  a->data_format = KF_NHWC;
-  a->padding = KF_PADDING_INVALID; /* required where it exists */
-  a->num_strides = -1;             /* required where it exists */
   if (!od) return;
   for (i = 0; i < od->num_attrs; i++) {
     const kfi_attr_def *d = &od->attrs[i];
-    if (d->def && strcmp(d->name, "T") != 0) kf_attrs_set(op, a, d->name, d->def, NULL);
+    if (d->def && strcmp(d->name, "T") != 0) {
+      kf_attrs_set(op, a, d->name, d->def, NULL);
+    } else if (d->required && d->field.size) {
+      if (d->kind == KFI_ATTR_INT_LIST) {
+        int unset = -1;
+        memcpy((char *)a + d->field.count_offset, &unset, sizeof unset);
+      } else if (d->kind == KFI_ATTR_STRING && d->field.names) {
+        store_int(d, a, d->field.num_names);
+      }
+    }
   }
+}
+
+const char *kfi_enum_name(const char *const *names, int num_names, int v) {
+  return v >= 0 && v < num_names ? names[v] : "";
 }

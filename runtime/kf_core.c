@@ -175,12 +175,3 @@ const char *kf_op_attr_default(kf_op op, int i) {
 }
 
 /* ---- the kernel set ---- */
-int kf_kernel_count(void) { return kfg_registry_count; }
-
-const char *kf_kernel_name(int i) {
-  return i >= 0 && i < kf_kernel_count() ? kfg_registry[i].name : NULL;
-}
-
-const char *kf_kernel_config(int i) {
-  return i >= 0 && i < kf_kernel_count() ? kfg_registry[i].config : NULL;
-}

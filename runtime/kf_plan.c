@@ -1,69 +1,14 @@
 /*
 ** kf_plan.c -- planning (validate + select once) and execution (run many
-** times) for every op; kernel selection from the generated registry.
+** times) for every op: the checks every op shares, then the op's family
+** planner or executor through the generated family table (kfg_families),
+** so this file never names a family.
 */
 #include <string.h>
 
 #include "kfi.h"
 
 _Static_assert(sizeof(kfi_plan) <= sizeof(((kf_plan *)0)->u.bytes), "kf_plan too small for kfi_plan");
-
-static int key_matches(const kfi_kernel *k, const int32_t *key, int len) {
-  int i;
-  for (i = 0; i < len; i++)
-    if (k->key[i] != KFI_ANY && k->key[i] != key[i]) return 0;
-  return 1;
-}
-
-/* "T=f16 layout=nchw mode=infer": names a key for messages. */
-static void key_str(int family, const int32_t *key, char *buf, size_t n) {
-  const kfi_family_def *f = &kfg_families[family];
-  size_t k = 0;
-  int i, j;
-  buf[0] = 0;
-  for (i = 0; i < f->num_axes && k < n; i++) {
-    const char *tag = NULL;
-    int w;
-    for (j = 0; j < f->axes[i].num_values; j++)
-      if (f->axes[i].values[j].c == key[i]) tag = f->axes[i].values[j].tag;
-    w = tag ? kfi_format(buf + k, n - k, "%s%s=%s", i ? " " : "", f->axes[i].name, tag)
-            : kfi_format(buf + k, n - k, "%s%s=%ld", i ? " " : "", f->axes[i].name, (long)key[i]);
-    if (w < 0) break;
-    k += (size_t)w;
-  }
-}
-
-const kfi_kernel *kfi_select(int family, const int32_t *key, const kf_plan_options *opt, kf_error *err) {
-  const kfi_family_def *f = &kfg_families[family];
-  const unsigned isas = kf_cpu_isas() & (opt && opt->isas ? opt->isas : ~0u);
-  char cfg[200];
-  int i;
-  for (i = 0; i < kf_kernel_count(); i++) {
-    const kfi_kernel *k = &kfg_registry[i];
-    if (k->family != family) continue;
-    if (opt && opt->kernel) {
-      if (strcmp(opt->kernel, k->name) != 0) continue;
-      if (!(k->isa & isas)) {
-        kfi_fail(err, KF_NO_KERNEL, "kernel.isa", "kernel %s needs ISA %s, which is not available here", k->name,
-                 kf_isa_name(k->isa));
-        return NULL;
-      }
-      if (key_matches(k, key, f->num_axes)) return k;
-      key_str(family, key, cfg, sizeof cfg);
-      kfi_fail(err, KF_NO_KERNEL, "kernel.mismatch", "kernel %s does not serve %s %s", k->name, f->name, cfg);
-      return NULL;
-    }
-    if (opt && opt->generic_only && !k->generic) continue;
-    if (!(k->isa & isas)) continue;
-    if (key_matches(k, key, f->num_axes)) return k;
-  }
-  key_str(family, key, cfg, sizeof cfg);
-  if (opt && opt->kernel)
-    kfi_fail(err, KF_NO_KERNEL, "kernel.unknown", "no kernel named %.60s in this kernel set", opt->kernel);
-  else
-    kfi_fail(err, KF_NO_KERNEL, "kernel.none", "no kernel in this kernel set serves %s %s", f->name, cfg);
-  return NULL;
-}
 
 kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_tensor_desc *inputs,
                      int num_inputs, const kf_plan_options *opt, kf_error *err) {
@@ -117,12 +62,10 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
     p->par.pool = opt->threads->pool;
     p->par.num_threads = opt->threads->num_threads > 0 ? opt->threads->num_threads : 1;
   }
-  switch (od->family) {
-    case KFG_FAMILY_BNGRAD: st = kfi_plan_bngrad(p, op, attrs, inputs, opt, err); break;
-    case KFG_FAMILY_DWBPI: st = kfi_plan_dwbpi(p, op, attrs, inputs, opt, err); break;
-    default: st = kfi_fail(err, KF_UNIMPLEMENTED, "op.family", "no planner for %s", od->name); break;
-  }
+  p->family = od->family;
+  st = kfg_families[od->family].plan(p, od, attrs, inputs, opt, err);
   if (st == KF_OK) p->magic = KFI_PLAN_MAGIC;
+  else p->kernel = NULL;
   return st;
 }
 
@@ -182,9 +125,14 @@ kf_status kf_execute(const kf_plan *plan, const void *const *inputs, void *const
     in[i] = !inputs[i] && p->input_may_be_null[i] ? (const void *)&dummy_in : inputs[i];
   for (i = 0; i < p->num_outputs; i++)
     out[i] = !outputs[i] ? (void *)&dummy_out[i] : outputs[i];
-  switch (od->family) {
-    case KFG_FAMILY_BNGRAD: return kfi_exec_bngrad(p, in, out, scratch, err);
-    case KFG_FAMILY_DWBPI: return kfi_exec_dwbpi(p, in, out, scratch, err);
-    default: return kfi_fail(err, KF_UNIMPLEMENTED, "op.family", "no executor for %s", od->name);
-  }
+  return kfg_families[p->family].exec(p, in, out, scratch, err);
+}
+
+kf_status kf_run_op(kf_op op, const kf_attrs *attrs, const kf_tensor_desc *descs, int num_inputs,
+                    const void *const *inputs, void *const *outputs, void *scratch, size_t scratch_bytes,
+                    kf_error *err) {
+  kf_plan plan;
+  kf_status st = kf_plan_op(&plan, op, attrs, descs, num_inputs, NULL, err);
+  if (st != KF_OK) return st;
+  return kf_execute(&plan, inputs, outputs, scratch, scratch_bytes, err);
 }

@@ -1,6 +1,9 @@
 /*
 ** kfi.h -- internals of the kforge runtime: the generated tables (ops,
-** rules, registry), the plan layout, and helpers shared by the op planners.
+** families, rules, registry), the plan layout, and the helpers the op
+** families' planners share. Nothing here names a family: each family's
+** planner (runtime/<family>_plan.c) is reached through kfg_families[],
+** which the generator writes from the specs.
 */
 #ifndef kfi_h
 #define kfi_h
@@ -15,6 +18,15 @@
 typedef enum { KFI_ATTR_TYPE, KFI_ATTR_FLOAT, KFI_ATTR_BOOL, KFI_ATTR_STRING, KFI_ATTR_INT_LIST } kfi_attr_kind;
 
 typedef struct kfi_tensor_def { const char *name, *type; } kfi_tensor_def;
+/* Where an attr lives in kf_attrs (specs/attrs.lua): size 0 = not stored. */
+typedef struct kfi_attr_field {
+  size_t offset;                 /* of the value (a list: of its first element) */
+  size_t count_offset;           /* lists: of the int element count */
+  int max;                       /* lists: the most elements; 1 otherwise */
+  size_t size;                   /* of one element */
+  const char *const *names;      /* string attrs: the enum's value names, by value */
+  int num_names;
+} kfi_attr_field;
 typedef struct kfi_attr_def {
   const char *name;
   kfi_attr_kind kind;
@@ -22,6 +34,7 @@ typedef struct kfi_attr_def {
   const char *const *allowed;    /* allowed values (text form), NULL = any */
   int num_allowed;
   int required;
+  kfi_attr_field field;
 } kfi_attr_def;
 
 typedef struct kfi_op_def {
@@ -38,7 +51,17 @@ typedef struct kfi_op_def {
 
 typedef struct kfi_axis_value { int32_t c; const char *tag; } kfi_axis_value;
 typedef struct kfi_axis_def { const char *name; int num_values; const kfi_axis_value *values; } kfi_axis_def;
-typedef struct kfi_family_def { const char *name; int num_axes; const kfi_axis_def *axes; } kfi_family_def;
+typedef struct kfi_plan kfi_plan;
+/* A family: its key axes, and its planner and executor (the contract of a
+   family plug-in; see docs/specs.md "How to add an op"). */
+typedef struct kfi_family_def {
+  const char *name;
+  int num_axes;
+  const kfi_axis_def *axes;
+  kf_status (*plan)(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, const kf_tensor_desc *in,
+                    const kf_plan_options *opt, kf_error *err);
+  kf_status (*exec)(const kfi_plan *p, const void *const *in, void *const *out, void *scratch, kf_error *err);
+} kfi_family_def;
 typedef struct kfi_rule { const char *id, *message; } kfi_rule;
 
 extern const kfi_op_def kfg_ops[];
@@ -65,10 +88,13 @@ extern const int kfg_registry_count;
 #define KFI_MAX_OUTPUTS 5
 #define KFI_MAX_INPUTS 8
 #define KFI_PLAN_MAGIC 0x6b66706cu
+#define KFI_ARGS_BYTES 384     /* the largest family argument block, bytes */
 
-typedef struct kfi_plan {
+struct kfi_plan {
   uint32_t magic;
   kf_op op;
+  int family;                  /* set by kfi_select (with key and kernel) */
+  int32_t key[KFG_MAX_KEY];    /* the call's kernel key */
   const kfi_kernel *kernel;    /* NULL: nothing to compute (empty output) */
   size_t scratch_bytes;
   int num_inputs;
@@ -79,8 +105,16 @@ typedef struct kfi_plan {
   int num_outputs;
   kf_tensor_desc outputs[KFI_MAX_OUTPUTS];
   kfi_par par;                 /* from kf_plan_options.threads; zero = serial */
-  union { kfi_bngrad_args bngrad; kfi_dwbpi_args dwbpi; } args; /* pointers unset */
-} kfi_plan;
+  /* The family's argument block (kfi_<family>_args, buffer pointers unset),
+     reached with KFI_ARGS. */
+  union { long double ld_; int64_t i_; void *p_; unsigned char bytes[KFI_ARGS_BYTES]; } args;
+};
+
+/* The plan's argument block as the family's type (which must fit). */
+#define KFI_ARGS(p, type) \
+  ((void)sizeof(char[sizeof(type) <= KFI_ARGS_BYTES ? 1 : -1]), (type *)(void *)(p)->args.bytes)
+#define KFI_CARGS(p, type) \
+  ((void)sizeof(char[sizeof(type) <= KFI_ARGS_BYTES ? 1 : -1]), (const type *)(const void *)(p)->args.bytes)
 
 const kfi_op_def *kfi_op_def_of(kf_op op);
 /* Checks an attr value (text form) against the op's allowed list. */
@@ -111,20 +145,23 @@ const char *kfi_shape_str(const kf_tensor_desc *d, char *buf, size_t n);
    KF_MAX_ELEMENTS, or the descriptor is invalid. */
 int64_t kfi_num_elements(const kf_tensor_desc *d);
 
-/* Selects the first registry entry of family whose key matches. */
 /* KF_OK, or an error naming the accepted values when KFORGE_ISA is set to
    something that is no ISA (kf_cpu.c). */
 kf_status kfi_check_isa_env(kf_error *err);
-const kfi_kernel *kfi_select(int family, const int32_t *key, const kf_plan_options *opt, kf_error *err);
 
-/* Per-family planners and executors (bngrad_plan.c, dwbpi_plan.c). */
-kf_status kfi_plan_bngrad(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tensor_desc *in,
-                          const kf_plan_options *opt, kf_error *err);
-kf_status kfi_exec_bngrad(const kfi_plan *p, const void *const *in, void *const *out, void *scratch,
-                          kf_error *err);
-kf_status kfi_plan_dwbpi(kfi_plan *p, kf_op op, const kf_attrs *a, const kf_tensor_desc *in,
-                         const kf_plan_options *opt, kf_error *err);
-kf_status kfi_exec_dwbpi(const kfi_plan *p, const void *const *in, void *const *out, void *scratch,
-                         kf_error *err);
+/* Kernel selection (kf_select.c), called by a family's planner once its
+   argument block is filled: the first registry entry of the family whose
+   key matches (or the one kf_plan_options.kernel names). Sets p->family,
+   p->key, p->kernel and p->scratch_bytes (the kernel's scratch query on
+   p->args); on failure returns the error with p->kernel NULL. */
+kf_status kfi_select(kfi_plan *p, int family, const int32_t *key, const kf_plan_options *opt, kf_error *err);
+/* "T=f16 layout=nchw mode=infer": a key in words, for messages. */
+void kfi_key_str(int family, const int32_t *key, char *buf, size_t n);
+
+/* The name of an enum attr's value ("NHWC"), or "" when out of range. */
+const char *kfi_enum_name(const char *const *names, int num_names, int v);
+
+/* The generated declarations of every family's planner and executor. */
+#include "kfg_planners.h"
 
 #endif

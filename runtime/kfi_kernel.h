@@ -1,7 +1,8 @@
 /*
-** kfi_kernel.h -- the only header generated kernels include: the argument
-** blocks the runtime hands them and the scalar load/store helpers that let
-** half and bfloat16 be computed in float. Freestanding-friendly: no
+** kfi_kernel.h -- what every generated kernel includes (beside its
+** family's argument block, runtime/kfi_<family>.h): the thread hook, ISA
+** bits, the scalar load/store helpers that let half and bfloat16 be
+** computed in float, and the cascade sum. Freestanding-friendly: no
 ** allocation, no stdio.
 */
 #ifndef kfi_kernel_h
@@ -36,33 +37,6 @@ static inline void kfi_parallel_for(const kfi_par *p, void (*task)(void *ctx, si
   }
   for (i = 0; i < n; i++) task(ctx, i);
 }
-
-/* Batch-norm gradient, viewed as [n, s, c] (channels last) or [n, c, s]
-   (channels first); s is the product of the spatial dims. n*s*c > 0. */
-typedef struct kfi_bngrad_args {
-  int64_t n, c, s;
-  int layout;      /* KFI_CHANNELS_*; specialized kernels ignore it */
-  int training;    /* is_training; specialized kernels ignore it */
-  float epsilon;
-  const void *dy, *x;            /* T */
-  const float *scale, *mean, *var;
-  void *dx;                      /* T */
-  float *dscale, *doffset;
-  void *scratch;                 /* the kernel's scratch query, in bytes */
-} kfi_bngrad_args;
-
-/* Depthwise backprop input: dx [n, h, w, c] (or [n, c, h, w]) from
-   filter [kh, kw, c, m] and dy [n, oh, ow, c*m] (or [n, c*m, oh, ow]).
-   pad_top/pad_left are the forward padding before the first row/col. */
-typedef struct kfi_dwbpi_args {
-  int64_t n, h, w, c, m, oh, ow;
-  int64_t kh, kw, sh, sw, dh, dw;
-  int64_t pad_top, pad_left;
-  int layout;      /* KFI_CHANNELS_*; specialized kernels ignore it */
-  const void *filter, *dy;       /* T */
-  void *dx;                      /* T */
-  void *scratch;
-} kfi_dwbpi_args;
 
 /* ---- IEEE half <-> float, round to nearest even (portable) ---- */
 static inline float kfi_f16_to_f32(uint16_t h) {

@@ -1,7 +1,7 @@
 /*
 ** kforge.h -- the one public header of the kforge runtime.
-** TensorFlow's training kernels (FusedBatchNormGrad V1/V2/V3,
-** DepthwiseConv2dNativeBackpropInput) as generated, specialized C kernels.
+** TensorFlow's training kernels (the ops of specs/ops/<family>.lua: kf_op) as
+** generated, specialized C kernels.
 **
 ** Model: describe the call once (kf_plan_*), which validates it with
 ** TensorFlow's rules and selects the kernel; then run it many times
@@ -73,14 +73,11 @@ typedef struct kf_tensor_desc {
 } kf_tensor_desc;
 
 /* ---------------------------------------------------------------- ops */
-typedef enum kf_op {
-  KF_OP_INVALID = 0,
-  KF_OP_FUSED_BATCH_NORM_GRAD,
-  KF_OP_FUSED_BATCH_NORM_GRAD_V2,
-  KF_OP_FUSED_BATCH_NORM_GRAD_V3,
-  KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT,
-  KF_OP_COUNT
-} kf_op;
+/* kf_op (one constant per op: KF_OP_FUSED_BATCH_NORM_GRAD_V3, ...), the
+   enums of string attrs (kf_data_format: KF_NHWC..., kf_padding:
+   KF_SAME...) and kf_attrs (every attribute of every op, as in a TF NodeDef)
+   are generated from the op specs: a new op never changes this header. */
+#include "kforge_ops.h"
 
 kf_op kf_op_from_name(const char *tf_name);
 const char *kf_op_name(kf_op op);
@@ -96,28 +93,7 @@ const char *kf_op_attr_name(kf_op op, int i);
 const char *kf_op_attr_default(kf_op op, int i);
 
 /* ---------------------------------------------------------------- attrs */
-typedef enum kf_data_format {
-  KF_NHWC = 0, KF_NCHW, KF_NDHWC, KF_NCDHW, KF_FORMAT_INVALID
-} kf_data_format;
-
-typedef enum kf_padding { KF_SAME = 0, KF_VALID, KF_EXPLICIT, KF_PADDING_INVALID } kf_padding;
-
-/* Every attribute of every op, as in a TF NodeDef. kf_attrs_init sets TF's
-   defaults for the op; fields an op does not have are ignored by it. */
-typedef struct kf_attrs {
-  kf_dtype T;            /* inferred from the inputs when KF_DT_INVALID */
-  kf_data_format data_format;
-  float epsilon;         /* batch norm: 0.0001 */
-  int is_training;       /* batch norm: 1 */
-  int num_strides;       /* depthwise: required, 4 values */
-  int strides[KF_MAX_RANK];
-  kf_padding padding;
-  int num_explicit_paddings;
-  int64_t explicit_paddings[KF_MAX_RANK * 2];
-  int num_dilations;     /* depthwise: 4 values, default 1,1,1,1 */
-  int dilations[KF_MAX_RANK];
-} kf_attrs;
-
+/* kf_attrs_init sets TF's defaults for the op (required attrs unset). */
 void kf_attrs_init(kf_op op, kf_attrs *a);
 /* Sets an attribute from its text form (as on the CLI: "epsilon=0.001",
    "strides=1,2,2,1", "is_training=false"), checking the op's allowed values. */
@@ -182,6 +158,13 @@ const char *kf_plan_kernel_name(const kf_plan *plan);
 kf_status kf_execute(const kf_plan *plan, const void *const *inputs, void *const *outputs,
                      void *scratch, size_t scratch_bytes, kf_error *err);
 
+/* Plans and runs a call at once: for ops without a typed entry point
+   (inputs read at plan time, such as filter_sizes, carry their values in
+   their descriptor's host_data). */
+kf_status kf_run_op(kf_op op, const kf_attrs *attrs, const kf_tensor_desc *descs, int num_inputs,
+                    const void *const *inputs, void *const *outputs, void *scratch, size_t scratch_bytes,
+                    kf_error *err);
+
 /* ---------------------------------------------------------------- typed entry points */
 /* FusedBatchNormGrad{,V2,V3} in one call. version is 1, 2 or 3;
    reserve_space_3 (V3 only) is ignored, as in TF's CPU kernel, and may be
@@ -206,10 +189,39 @@ kf_status kf_depthwise_conv2d_backprop_input(const kf_attrs *attrs, const int32_
                                              void *scratch, size_t scratch_bytes, kf_error *err);
 
 /* ---------------------------------------------------------------- kernel set */
-/* The kernels compiled into this library (for `kforge list`). */
+/* The kernels compiled into this library, in selection order. */
 int kf_kernel_count(void);
 const char *kf_kernel_name(int i);
-const char *kf_kernel_config(int i); /* e.g. "T=float data_format=NHWC is_training=true" */
+const char *kf_kernel_config(int i); /* e.g. "T=f32 layout=nhwc mode=train isa=avx2" */
+
+/* A kernel's (or a call's) place in its family's key space: what tools and
+   tests use instead of reading names. Keys are the axes of the family's
+   spec (specs/ops/<family>.lua): "T", "layout", "kh", ... */
+#define KF_MAX_KEY 12
+typedef struct kf_kernel_info {
+  const char *name, *config;   /* NULL for a call's key (kf_plan_key) */
+  const char *family;          /* the op family: "bngrad", "dwbpi", ... */
+  unsigned isa;                /* the one KF_ISA_* bit the kernel needs (0: a call's key) */
+  int generic;                 /* 1: the family's fallback, which serves any key */
+  int num_keys;
+  const char *key_name[KF_MAX_KEY];
+  char key_value[KF_MAX_KEY][16]; /* "f32", "nhwc", "3"; "*": any value */
+} kf_kernel_info;
+
+/* Kernel i (0 <= i < kf_kernel_count()). */
+kf_status kf_kernel_info_of(int i, kf_kernel_info *info);
+/* The kernel a plan runs: its index, or -1 when the plan computes nothing
+   (an empty output) or is not valid. */
+int kf_plan_kernel_index(const kf_plan *plan);
+/* The planned call's own key (what a kernel must serve to be selected):
+   per-model kernel sets are derived from it. KF_INVALID_ARGUMENT when the
+   plan has no kernel (empty output). */
+kf_status kf_plan_key(const kf_plan *plan, kf_kernel_info *key);
+/* Op families (every family the runtime knows, whether or not this kernel
+   set has kernels of it). */
+int kf_family_count(void);
+const char *kf_family_name(int i);
+const char *kf_op_family(kf_op op);
 
 #ifdef __cplusplus
 }

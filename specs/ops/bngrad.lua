@@ -136,4 +136,11 @@ return {
     { name = "NT_MIN", tag = "nt", values = { 1048576, 8388608, 1073741824 },
       doc = "x_backprop bytes from which pass 2 streams its stores (1 GiB: never)" },
   },
+
+  -- The family's hand-written files (the build and the tools list them from here).
+  sources = {
+    runtime = { "runtime/bngrad_plan.c", "runtime/bngrad_entry.c" },
+    bench = { "bench/bench_bngrad.c" },
+    bench_py = { "bench/bench_torch.py" },
+  },
 }

@@ -124,4 +124,11 @@ return {
     { name = "L1B", tag = "l", values = { 8192, 16384, 32768, 1048576 },
       doc = "L1 bytes for an NHWC SIMD block's working set: sets the channel chunk (1 MiB: no chunks)" },
   },
+
+  -- The family's hand-written files (the build and the tools list them from here).
+  sources = {
+    runtime = { "runtime/dwbpi_plan.c", "runtime/dwbpi_entry.c" },
+    bench = { "bench/bench_dwbpi.c" },
+    bench_py = { "bench/bench_torch_dwbpi.py" },
+  },
 }

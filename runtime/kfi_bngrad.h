@@ -1,0 +1,25 @@
+/*
+** kfi_bngrad.h -- the argument block of the batch-norm gradient kernels
+** (family bngrad): what runtime/bngrad_plan.c fills and its generated
+** kernels read.
+*/
+#ifndef kfi_bngrad_h
+#define kfi_bngrad_h
+
+#include "kfi_kernel.h"
+
+/* Batch-norm gradient, viewed as [n, s, c] (channels last) or [n, c, s]
+   (channels first); s is the product of the spatial dims. n*s*c > 0. */
+typedef struct kfi_bngrad_args {
+  int64_t n, c, s;
+  int layout;      /* KFI_CHANNELS_*; specialized kernels ignore it */
+  int training;    /* is_training; specialized kernels ignore it */
+  float epsilon;
+  const void *dy, *x;            /* T */
+  const float *scale, *mean, *var;
+  void *dx;                      /* T */
+  float *dscale, *doffset;
+  void *scratch;                 /* the kernel's scratch query, in bytes */
+} kfi_bngrad_args;
+
+#endif

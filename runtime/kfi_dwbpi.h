@@ -1,0 +1,24 @@
+/*
+** kfi_dwbpi.h -- the argument block of the depthwise input-gradient
+** kernels (family dwbpi): what runtime/dwbpi_plan.c fills and its
+** generated kernels read.
+*/
+#ifndef kfi_dwbpi_h
+#define kfi_dwbpi_h
+
+#include "kfi_kernel.h"
+
+/* Depthwise backprop input: dx [n, h, w, c] (or [n, c, h, w]) from
+   filter [kh, kw, c, m] and dy [n, oh, ow, c*m] (or [n, c*m, oh, ow]).
+   pad_top/pad_left are the forward padding before the first row/col. */
+typedef struct kfi_dwbpi_args {
+  int64_t n, h, w, c, m, oh, ow;
+  int64_t kh, kw, sh, sw, dh, dw;
+  int64_t pad_top, pad_left;
+  int layout;      /* KFI_CHANNELS_*; specialized kernels ignore it */
+  const void *filter, *dy;       /* T */
+  void *dx;                      /* T */
+  void *scratch;
+} kfi_dwbpi_args;
+
+#endif
