@@ -90,7 +90,7 @@ run_suite build-clang build
 run_suite build-gcc build -f ninja/gcc.ninja
 run_suite build-asan build -f ninja/asan.ninja
 
-KERNEL_TESTS="test_api test_bngrad test_dwbpi test_nonfinite test_consistency test_threads test_parallel test_parallel_dwbpi"
+KERNEL_TESTS="test_api test_info test_bngrad test_dwbpi test_nonfinite test_consistency test_threads test_parallel test_parallel_dwbpi"
 for cfg in build build-gcc build-asan; do
   # test_accuracy (channels of 10^7 elements) in the optimized builds only:
   # under ASan it would take minutes and find nothing the others miss
