@@ -79,8 +79,17 @@ static int enum_value(const kfi_attr_field *f, const char *v) {
   return -1;
 }
 
+/* Stores v in a field of size bytes: an int, or an enum, whose size the
+   ABI decides (AAPCS bare-metal targets use short enums: 1 byte). */
+static void store_sized(void *at, size_t size, int64_t v) {
+  if (size == 1) { int8_t x = (int8_t)v; memcpy(at, &x, 1); }
+  else if (size == 2) { int16_t x = (int16_t)v; memcpy(at, &x, 2); }
+  else if (size == 4) { int32_t x = (int32_t)v; memcpy(at, &x, 4); }
+  else if (size == 8) memcpy(at, &v, 8);
+}
+
 static void store_int(const kfi_attr_def *d, kf_attrs *a, int v) {
-  if (d->field.size == sizeof(int)) memcpy((char *)a + d->field.offset, &v, sizeof v);
+  store_sized((char *)a + d->field.offset, d->field.size, v);
 }
 
 kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *value, kf_error *err) {
@@ -99,7 +108,7 @@ kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *valu
     case KFI_ATTR_TYPE: {
       kf_dtype t = kf_dtype_from_name(value);
       if (t == KF_DT_INVALID) return not_allowed(d, value, err);
-      if (f->size == sizeof t) memcpy((char *)a + f->offset, &t, sizeof t);
+      store_sized((char *)a + f->offset, f->size, (int64_t)t);
       return KF_OK;
     }
     case KFI_ATTR_FLOAT: {
@@ -135,11 +144,7 @@ kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *valu
       if (!f->size) return KF_OK;
       if (n > f->max)
         return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax", "attr '%s': more than %d values", name, f->max);
-      for (i = 0; i < n; i++) {
-        char *at = (char *)a + f->offset + (size_t)i * f->size;
-        if (f->size == sizeof(int64_t)) memcpy(at, &vals[i], sizeof vals[i]);
-        else { int v = (int)vals[i]; memcpy(at, &v, sizeof v); }
-      }
+      for (i = 0; i < n; i++) store_sized((char *)a + f->offset + (size_t)i * f->size, f->size, vals[i]);
       memcpy((char *)a + f->count_offset, &n, sizeof n);
       return KF_OK;
   }

@@ -53,7 +53,7 @@ sh("mkdir -p " .. W)
 -- 1. This CPU, from the default build's runtime.
 local ok, out = sh("ninja -f build.ninja lib")
 if not ok then die("ninja lib failed:\n" .. out) end
-ok, out = sh(opt.cc .. " -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Iruntime tools/tune/tune_bench.c build/libkforge.a -lm -o " ..
+ok, out = sh(opt.cc .. " -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Iruntime -Igenerated tools/tune/tune_bench.c build/libkforge.a -lm -o " ..
   W .. "/cpukey")
 if not ok then die("cannot build the CPU probe:\n" .. out) end
 local cpu = select(2, sh(W .. "/cpukey cpu")):gsub("%s+$", "")

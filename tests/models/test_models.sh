@@ -54,7 +54,7 @@ fi
 # No fallback: only the model's kernels, and a clear error for anything else.
 build kws_dscnn host-scalar --no-fallback
 d=build/models/kws_dscnn/host-scalar-nofallback
-if clang -std=c11 -Wall -Wextra -Werror -Iruntime tests/models/test_nofallback.c "$d/host/libkforge.a" -lm \
+if clang -std=c11 -Wall -Wextra -Werror -Iruntime -I"$d/gen" tests/models/test_nofallback.c "$d/host/libkforge.a" -lm \
     -o "$TMP/nofb" 2> "$TMP/cc"; then
   "$TMP/nofb" | grep -E '^(ok|FAIL)' | while read -r line; do echo "$line"; done > "$TMP/nofb.out"
   P=$((P + $(grep -c '^ok' "$TMP/nofb.out"))); F=$((F + $(grep -c '^FAIL' "$TMP/nofb.out")))
