@@ -174,7 +174,7 @@ const kfi_rule kfg_rules[KFG_RULE_COUNT] = {
   { "dwbpi.filter_rank", "DepthwiseConv2DBackpropInput: filter must be 4-dimensional" },
   { "dwbpi.out_backprop_rank", "DepthwiseConv2DBackpropInput: out_backprop must be 4-dimensional" },
   { "dwbpi.batch", "DepthwiseConv2DBackpropInput: input and out_backprop must have the same batch size" },
-  { "dwbpi.too_large", "DepthwiseConv2DBackpropInput: %s too large" },
+  { "dwbpi.too_large", "%s too large" },
   { "dwbpi.in_depth", "DepthwiseConv2DBackpropInput: input and filter must have the same in_depth" },
   { "dwbpi.out_depth", "DepthwiseConv2DBackpropInput: depth_multiplier * in_depth not equal to out_depth" },
   { "dwbpi.stride_positive", "Stride must be > 0, but got %lld" },

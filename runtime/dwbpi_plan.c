@@ -88,11 +88,12 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, c
      are int32 already, so only INT32_MAX itself fails the input checks. */
   if (h >= I32_MAX) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_TOO_LARGE, "Input rows");
   if (w >= I32_MAX) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_TOO_LARGE, "Input cols");
+  /* TF 2.21's order: in_depth between the input and the output bounds. */
+  if (c != fd->dims[2]) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_IN_DEPTH);
   if (oh >= I32_MAX) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_TOO_LARGE, "Output rows");
   if (ow >= I32_MAX) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_TOO_LARGE, "Output cols");
   if (gd->dims[ic] >= I32_MAX)
     return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_TOO_LARGE, "Output depth");
-  if (c != fd->dims[2]) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_IN_DEPTH);
   m = fd->dims[3];
   /* c and m are each below 2^31 (int32 value, bounded descriptor): no overflow. */
   if (m * c != gd->dims[ic]) return kfi_fail_rule(err, KF_INVALID_ARGUMENT, KFG_RULE_DWBPI_OUT_DEPTH);

@@ -779,17 +779,21 @@ static void test_negative(void) {
   memcpy(t, in, sizeof t); t[2].dims[0] = 2;
   expect("batch", &at, t, KF_INVALID_ARGUMENT, "dwbpi.batch", P "input and out_backprop must have the same batch size");
   memcpy(t, in, sizeof t); set_size(&t[0], 1, 2147483647);
-  expect("input rows", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", P "Input rows too large");
+  expect("input rows", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", "Input rows too large");
   memcpy(t, in, sizeof t); set_size(&t[0], 2, 2147483647);
-  expect("input cols", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", P "Input cols too large");
+  expect("input cols", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", "Input cols too large");
   memcpy(t, in, sizeof t); t[2].dims[1] = 2147483647; t[2].dims[2] = t[2].dims[3] = 1;
-  expect("output rows", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", P "Output rows too large");
+  expect("output rows", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", "Output rows too large");
   memcpy(t, in, sizeof t); t[2].dims[1] = t[2].dims[3] = 1; t[2].dims[2] = 2147483647;
-  expect("output cols", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", P "Output cols too large");
+  expect("output cols", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", "Output cols too large");
   memcpy(t, in, sizeof t); t[2].dims[1] = t[2].dims[2] = 1; t[2].dims[3] = 2147483647;
-  expect("output depth", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", P "Output depth too large");
+  expect("output depth", &at, t, KF_INVALID_ARGUMENT, "dwbpi.too_large", "Output depth too large");
   memcpy(t, in, sizeof t); set_size(&t[0], 3, 4);
   expect("in_depth", &at, t, KF_INVALID_ARGUMENT, "dwbpi.in_depth", P "input and filter must have the same in_depth");
+  /* TF 2.21 checks in_depth before the output's bounds */
+  memcpy(t, in, sizeof t); set_size(&t[0], 3, 4); t[2].dims[1] = t[2].dims[2] = 1; t[2].dims[3] = 2147483647;
+  expect("in_depth before output depth", &at, t, KF_INVALID_ARGUMENT, "dwbpi.in_depth",
+         P "input and filter must have the same in_depth");
   memcpy(t, in, sizeof t); t[1].dims[3] = 2;
   expect("out_depth", &at, t, KF_INVALID_ARGUMENT, "dwbpi.out_depth",
          P "depth_multiplier * in_depth not equal to out_depth");
@@ -822,7 +826,7 @@ static void test_negative(void) {
   { int64_t big[4] = { 1, 70000, 70000, 1 }; sizes_desc(&t[0], big); }
   t[1].dims[0] = t[1].dims[1] = 1; t[1].dims[2] = 1; t[1].dims[3] = 0;
   t[2].dims[1] = 70000; t[2].dims[2] = 70000; t[2].dims[3] = 0;
-  expect("output element count", &at, t, KF_TOO_LARGE, "dwbpi.too_large", P "Input element count too large");
+  expect("output element count", &at, t, KF_TOO_LARGE, "dwbpi.too_large", "Input element count too large");
 
   /* every rule of the spec has a negative test above */
   for (i = 0; i < KFG_RULE_COUNT; i++) {
