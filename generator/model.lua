@@ -55,35 +55,106 @@ M.target_schema = {
   required = { "name", "summary", "isas", "cc", "cflags" },
 }
 
-local tags = { half = "f16", bfloat16 = "bf16", float = "f32", double = "f64" }
+-- ---- kernel keys, from the C planner --------------------------------------
+-- An instance's kernel key (the family's axis values the call needs) is
+-- what the runtime's planner computes: the host CLI plans every instance
+-- without data (`kforge plan --batch`, which prints kf_plan_key as a Lua
+-- table) and this module reads the answers. No key logic lives here, so a
+-- new op needs none. The CLI is build/kforge (`ninja build/kforge`), or
+-- $KFORGE_CLI.
+M.cli = os.getenv("KFORGE_CLI") or "build/kforge"
 
-local function ints(s)
-  local r = {}
-  for v in (s or ""):gmatch("[^,]+") do r[#r + 1] = math.tointeger(tonumber(v)) end
-  return r
+-- The dtype (TF name) of an input: its spec type names a type attr (T, U)
+-- set by the instance or defaulted by the op, or is a dtype itself.
+local function input_dtype(op, inst, t)
+  if inst.attrs[t.type] then return inst.attrs[t.type] end
+  for _, a in ipairs(op.attrs) do
+    if a.name == t.type then return a.default end
+  end
+  return t.type
 end
 
--- Kernel key (axis values) of an instance, per family.
-M.keys = {
-  bngrad = function(inst)
-    local fmt = inst.attrs.data_format or "NHWC"
-    return {
-      T = tags[inst.attrs.T],
-      layout = (fmt == "NHWC" or fmt == "NDHWC") and "nhwc" or "nchw",
-      mode = (inst.attrs.is_training or "true") == "true" and "train" or "infer",
-    }
-  end,
-  dwbpi = function(inst)
-    local fmt = inst.attrs.data_format or "NHWC"
-    local s, d = ints(inst.attrs.strides), ints(inst.attrs.dilations or "1,1,1,1")
-    local hi, wi = fmt == "NCHW" and 3 or 2, fmt == "NCHW" and 4 or 3
-    local f = inst.inputs.filter or {}
-    return {
-      T = tags[inst.attrs.T], layout = fmt == "NCHW" and "nchw" or "nhwc",
-      kh = f[1], kw = f[2], sh = s[hi], sw = s[wi], dh = d[hi], dw = d[wi], dm = f[4],
-    }
-  end,
-}
+local function list(t)
+  local s = {}
+  for i, v in ipairs(t) do s[i] = tostring(v) end
+  return table.concat(s, ",")
+end
+
+-- The `kforge plan` arguments of an instance (one line of --batch input).
+function M.plan_args(op, inst)
+  local args = { inst.op }
+  for _, a in ipairs(op.attrs) do
+    local v = inst.attrs[a.name]
+    if v ~= nil then args[#args + 1] = "--attr " .. a.name .. "=" .. v end
+  end
+  for _, t in ipairs(op.inputs) do
+    args[#args + 1] = string.format("--input %s=%s:%s", t.name, input_dtype(op, inst, t), list(inst.inputs[t.name]))
+    if inst.values and inst.values[t.name] then
+      args[#args + 1] = string.format("--values %s=%s", t.name, list(inst.values[t.name]))
+    end
+  end
+  return table.concat(args, " ")
+end
+
+-- Plans every instance with the host CLI. Returns a list of
+-- { family, axes, key } (key values as text), or nil, err.
+function M.plan_keys(model, specs, file)
+  local ops = M.op_index(specs)
+  local lines = {}
+  for i, inst in ipairs(model.instances) do
+    for name, v in pairs(inst.attrs) do
+      if v:find("%s") then
+        return nil, string.format("%s: model %s, instance '%s': attr %s: blanks in %q", file, model.name, inst.name, name, v)
+      end
+    end
+    lines[i] = M.plan_args(ops[inst.op].op, inst)
+  end
+  local tmp = os.tmpname()
+  local f = assert(io.open(tmp, "w"))
+  f:write(table.concat(lines, "\n"), "\n")
+  f:close()
+  local cli = io.open(M.cli, "r")
+  if not cli then
+    os.remove(tmp)
+    return nil, string.format("%s: per-model kernel keys come from the host CLI %s, which is not built " ..
+      "(run `ninja %s`, or set KFORGE_CLI)", file, M.cli, M.cli)
+  end
+  cli:close()
+  local p = io.popen(string.format("%q plan --batch < %q 2>&1", M.cli, tmp), "r")
+  local out = {}
+  for line in p:lines() do out[#out + 1] = line end
+  p:close()
+  os.remove(tmp)
+  local keys = {}
+  for i, inst in ipairs(model.instances) do
+    local where = string.format("%s: model %s, instance '%s' (instances[%d])", file, model.name, inst.name, i)
+    local line = out[i]
+    local chunk = line and load("return " .. line, "=kforge plan", "t", {})
+    local ok, r = pcall(chunk or error)
+    if not line or not chunk or not ok or type(r) ~= "table" then
+      return nil, string.format("%s: %s plan --batch answered %q", where, M.cli, tostring(line))
+    end
+    if r.error then
+      return nil, string.format("%s: rule %s: %s", where, r.rule ~= "" and r.rule or "none", r.error)
+    end
+    keys[i] = r
+  end
+  return keys
+end
+
+-- The key's values in the types of the spec's axes (numbers where the
+-- axis lists numbers), so they compare with the axis values and fill the
+-- kernel names' ${axis} patterns.
+local function typed_values(spec, r)
+  local v = {}
+  for _, an in ipairs(r.axes) do
+    local text, axis = r.key[an], nil
+    for _, a in ipairs(spec.axes) do if a.name == an then axis = a end end
+    if axis and type(axis.values[1]) == "number" then v[an] = math.tointeger(tonumber(text)) or text
+    else v[an] = text end
+  end
+  return v
+end
 
 local function op_index(specs)
   local r = {}
@@ -165,6 +236,8 @@ end
 -- kernel-set manifest for expand. Returns set, resolved; or nil, err.
 function M.kernel_set(model, specs, target, no_fallback, file)
   local ops = op_index(specs)
+  local keys, kerr = M.plan_keys(model, specs, file)
+  if not keys then return nil, kerr end
   local set = { name = model.name, summary = model.summary, kernels = {} }
   local resolved, generic_for = {}, {}
   local function isas_of(kind)
@@ -175,7 +248,11 @@ function M.kernel_set(model, specs, target, no_fallback, file)
   for i, inst in ipairs(model.instances) do
     local o = ops[inst.op]
     local fam, spec = o.family, o.spec
-    local values = M.keys[fam](inst)
+    if keys[i].family ~= fam then
+      return nil, string.format("%s: model %s, instance '%s': the runtime plans it in family %s, the specs in %s",
+        file, model.name, inst.name, tostring(keys[i].family), fam)
+    end
+    local values = typed_values(spec, keys[i])
     local special
     for _, k in ipairs(spec.kernels) do if k.kind == "specialized" then special = k end end
     -- A specialization exists when every axis value of the key is one of the axis's values.

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "harness.h"
-#include "kfi.h" /* kfg_registry: each kernel's ISA, family and key */
 
 static int passed, failed, skipped;
 
@@ -56,32 +55,151 @@ int th_done(void) {
 
 /* ------------------------------------------------------------ kernels */
 
-static int registry_index(const char *name) {
+#define TH_MAX_KERNELS 8192
+static kf_kernel_info infos[TH_MAX_KERNELS];
+static int num_infos = -1;
+
+static void load_infos(void) {
+  int i, n = kf_kernel_count();
+  if (num_infos >= 0) return;
+  if (n > TH_MAX_KERNELS) n = TH_MAX_KERNELS;
+  for (i = 0; i < n; i++)
+    if (kf_kernel_info_of(i, &infos[i]) != KF_OK) break;
+  num_infos = i;
+}
+
+const kf_kernel_info *th_kernel(int i) {
+  load_infos();
+  return i >= 0 && i < num_infos ? &infos[i] : NULL;
+}
+
+int th_kernel_index(const char *name) {
   int i;
+  load_infos();
   if (!name) return -1;
-  for (i = 0; i < kfg_registry_count; i++)
-    if (strcmp(kfg_registry[i].name, name) == 0) return i;
+  for (i = 0; i < num_infos; i++)
+    if (strcmp(infos[i].name, name) == 0) return i;
+  return -1;
+}
+
+int th_kernel_in(int i, const char *family) {
+  const kf_kernel_info *k = th_kernel(i);
+  return k && family && strcmp(k->family, family) == 0;
+}
+
+int th_next_kernel(const char *family, int i) {
+  load_infos();
+  for (i = i < 0 ? 0 : i + 1; i < num_infos; i++)
+    if (th_kernel_in(i, family)) return i;
+  return -1;
+}
+
+const char *th_key(const kf_kernel_info *k, const char *axis) {
+  int a;
+  if (!k) return NULL;
+  for (a = 0; a < k->num_keys && a < KF_MAX_KEY; a++)
+    if (strcmp(k->key_name[a], axis) == 0) return k->key_value[a];
+  return NULL;
+}
+
+int th_key_int(const kf_kernel_info *k, const char *axis, int *v) {
+  const char *s = th_key(k, axis);
+  char *end;
+  long x;
+  if (!s || !*s) return 0;
+  x = strtol(s, &end, 10);
+  if (*end) return 0;
+  *v = (int)x;
+  return 1;
+}
+
+static const struct { kf_dtype t; const char *tag; } dtype_tags[] = {
+  { KF_HALF, "f16" }, { KF_BFLOAT16, "bf16" }, { KF_FLOAT, "f32" }, { KF_DOUBLE, "f64" }, { KF_INT32, "i32" }
+};
+
+kf_dtype th_key_dtype(const kf_kernel_info *k) {
+  const char *s = th_key(k, "T");
+  size_t i;
+  for (i = 0; s && i < sizeof dtype_tags / sizeof dtype_tags[0]; i++)
+    if (strcmp(s, dtype_tags[i].tag) == 0) return dtype_tags[i].t;
+  return KF_DT_INVALID;
+}
+
+const char *th_dtype_key(kf_dtype t) {
+  size_t i;
+  for (i = 0; i < sizeof dtype_tags / sizeof dtype_tags[0]; i++)
+    if (dtype_tags[i].t == t) return dtype_tags[i].tag;
+  return "?";
+}
+
+static int key_matches(const kf_kernel_info *k, const char *want) {
+  const char *p = want;
+  while (*p) {
+    char axis[32], value[32];
+    size_t n = strcspn(p, "="), m;
+    const char *have;
+    if (*p == ' ') { p++; continue; }
+    if (n >= sizeof axis || p[n] != '=') return 0;
+    memcpy(axis, p, n);
+    axis[n] = 0;
+    p += n + 1;
+    m = strcspn(p, " ");
+    if (m >= sizeof value) return 0;
+    memcpy(value, p, m);
+    value[m] = 0;
+    p += m;
+    have = th_key(k, axis);
+    if (!have || strcmp(have, value) != 0) return 0;
+  }
+  return 1;
+}
+
+int th_key_matches(const kf_kernel_info *k, const char *want, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, want);
+  vsnprintf(buf, sizeof buf, want, ap);
+  va_end(ap);
+  return key_matches(k, buf);
+}
+
+int th_find_kernel(const char *family, int generic, unsigned isas, const char *want, ...) {
+  char buf[256];
+  va_list ap;
+  int i;
+  va_start(ap, want);
+  vsnprintf(buf, sizeof buf, want, ap);
+  va_end(ap);
+  if (!isas) isas = kf_cpu_isas();
+  for (i = -1; (i = th_next_kernel(family, i)) >= 0;)
+    if (!infos[i].generic == !generic && (infos[i].isa & isas) && key_matches(&infos[i], buf)) return i;
   return -1;
 }
 
 unsigned th_kernel_isa(const char *name) {
-  int i = registry_index(name);
-  return i < 0 ? 0 : kfg_registry[i].isa;
+  const kf_kernel_info *k = th_kernel(th_kernel_index(name));
+  return k ? k->isa : 0;
 }
 
 int th_kernel_runnable(const char *name) { return (th_kernel_isa(name) & kf_cpu_isas()) != 0; }
 
+/* Same family, generic flag and key: variants of one kernel for other ISAs. */
+static int same_kernel(const kf_kernel_info *a, const kf_kernel_info *b) {
+  int i;
+  if (strcmp(a->family, b->family) != 0 || !a->generic != !b->generic || a->num_keys != b->num_keys) return 0;
+  for (i = 0; i < a->num_keys && i < KF_MAX_KEY; i++)
+    if (strcmp(a->key_name[i], b->key_name[i]) != 0 || strcmp(a->key_value[i], b->key_value[i]) != 0) return 0;
+  return 1;
+}
+
 int th_kernel_best_here(const char *name) {
   const unsigned isas = kf_cpu_isas();
-  int i = registry_index(name), j;
-  const kfi_kernel *k;
-  if (i < 0 || !(kfg_registry[i].isa & isas)) return 0;
-  k = &kfg_registry[i];
-  for (j = 0; j < kfg_registry_count; j++) {
-    const kfi_kernel *v = &kfg_registry[j];
-    if (v->family == k->family && v->generic == k->generic && (v->isa & isas) && v->isa > k->isa &&
-        memcmp(v->key, k->key, sizeof v->key) == 0)
-      return 0;
+  const kf_kernel_info *k = th_kernel(th_kernel_index(name));
+  int j;
+  if (!k || !(k->isa & isas)) return 0;
+  for (j = 0; j < num_infos; j++) {
+    const kf_kernel_info *v = &infos[j];
+    if ((v->isa & isas) && v->isa > k->isa && same_kernel(v, k)) return 0;
   }
   return 1;
 }
@@ -89,7 +207,7 @@ int th_kernel_best_here(const char *name) {
 th_forced th_plan_forced(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_tensor_desc *in, int n,
                          const kf_plan_options *opt, kf_error *err) {
   const unsigned allowed = kf_cpu_isas() & (opt && opt->isas ? opt->isas : ~0u);
-  const kfi_kernel *k;
+  const kf_kernel_info *k;
   kf_error local;
   kf_status st;
   int i;
@@ -100,18 +218,15 @@ th_forced th_plan_forced(kf_plan *plan, kf_op op, const kf_attrs *attrs, const k
   if (st == KF_OK) return TH_PLANNED;
   if (st != KF_NO_KERNEL || !opt || !opt->kernel || !err->rule) return TH_REFUSED;
   if (strcmp(err->rule, "kernel.mismatch") == 0) return TH_OTHER_CONFIG;
-  if (strcmp(err->rule, "kernel.isa") != 0 || (i = registry_index(opt->kernel)) < 0) return TH_REFUSED;
-  k = &kfg_registry[i];
+  if (strcmp(err->rule, "kernel.isa") != 0 || !(k = th_kernel(th_kernel_index(opt->kernel)))) return TH_REFUSED;
   if (k->isa & kf_cpu_isas()) return TH_REFUSED; /* this CPU runs it: not the "not available here" case */
   /* Does the kernel serve this call at all? Ask a variant this CPU runs. */
-  for (i = 0; i < kfg_registry_count; i++) {
-    const kfi_kernel *v = &kfg_registry[i];
+  for (i = 0; i < num_infos; i++) {
+    const kf_kernel_info *v = &infos[i];
     kf_plan_options o = *opt;
     kf_plan p;
     kf_error e;
-    if (v->family != k->family || v->generic != k->generic || !(v->isa & allowed) ||
-        memcmp(v->key, k->key, sizeof v->key) != 0)
-      continue;
+    if (!(v->isa & allowed) || !same_kernel(v, k)) continue;
     o.kernel = v->name;
     memset(&e, 0, sizeof e);
     e.rule = "";
@@ -166,8 +281,8 @@ int64_t th_int(th_rng *r, int64_t lo, int64_t hi) {
 
 double th_round(kf_dtype t, double v) {
   switch (t) {
-    case KF_HALF: return kfi_f16_to_f32(kfi_f32_to_f16((float)v));
-    case KF_BFLOAT16: return kfi_bf16_to_f32(kfi_f32_to_bf16((float)v));
+    case KF_HALF: return kf_half_to_float(kf_float_to_half((float)v));
+    case KF_BFLOAT16: return kf_bfloat16_to_float(kf_float_to_bfloat16((float)v));
     case KF_FLOAT: return (float)v;
     default: return v;
   }
@@ -175,8 +290,8 @@ double th_round(kf_dtype t, double v) {
 
 void th_store(kf_dtype t, void *buf, size_t i, double v) {
   switch (t) {
-    case KF_HALF: ((uint16_t *)buf)[i] = kfi_f32_to_f16((float)v); break;
-    case KF_BFLOAT16: ((uint16_t *)buf)[i] = kfi_f32_to_bf16((float)v); break;
+    case KF_HALF: ((uint16_t *)buf)[i] = kf_float_to_half((float)v); break;
+    case KF_BFLOAT16: ((uint16_t *)buf)[i] = kf_float_to_bfloat16((float)v); break;
     case KF_FLOAT: ((float *)buf)[i] = (float)v; break;
     case KF_DOUBLE: ((double *)buf)[i] = v; break;
     case KF_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
@@ -186,8 +301,8 @@ void th_store(kf_dtype t, void *buf, size_t i, double v) {
 
 double th_load(kf_dtype t, const void *buf, size_t i) {
   switch (t) {
-    case KF_HALF: return kfi_f16_to_f32(((const uint16_t *)buf)[i]);
-    case KF_BFLOAT16: return kfi_bf16_to_f32(((const uint16_t *)buf)[i]);
+    case KF_HALF: return kf_half_to_float(((const uint16_t *)buf)[i]);
+    case KF_BFLOAT16: return kf_bfloat16_to_float(((const uint16_t *)buf)[i]);
     case KF_FLOAT: return ((const float *)buf)[i];
     case KF_DOUBLE: return ((const double *)buf)[i];
     case KF_INT32: return ((const int32_t *)buf)[i];

@@ -27,16 +27,46 @@ int th_check(int cond, const char *fmt, ...) TH_PRINTF(2, 3);
 void th_skip(const char *fmt, ...) TH_PRINTF(1, 2);
 int th_done(void);
 
+/* ---- kernels, from the registry's metadata (kf_kernel_info_of) --------- */
+/* Never from a kernel's name: a test finds kernels by family, ISA, generic
+   flag and key values, and forces one through the name the metadata gives. */
+/* Kernel i's metadata, NULL past the end (cached for the run). */
+const kf_kernel_info *th_kernel(int i);
+/* The index of the kernel named name (as kf_plan_options.kernel holds it), -1 if none. */
+int th_kernel_index(const char *name);
+/* Whether kernel i is of family ("bngrad", "dwbpi", ...: kf_op_family). */
+int th_kernel_in(int i, const char *family);
+/* Next kernel of family after index i (start with -1); -1 at the end:
+   for (k = -1; (k = th_next_kernel("dwbpi", k)) >= 0;) ... */
+int th_next_kernel(const char *family, int i);
+/* The value of key axis `axis` in a kernel's (or a plan's) key: NULL if the
+   family has no such axis; "*" = any value. */
+const char *th_key(const kf_kernel_info *k, const char *axis);
+/* The axis's value as an integer into *v: 0 if the axis is missing, "*" or not a number. */
+int th_key_int(const kf_kernel_info *k, const char *axis, int *v);
+/* The dtype a T axis value names ("f16", "bf16", "f32", "f64"), KF_DT_INVALID otherwise. */
+kf_dtype th_key_dtype(const kf_kernel_info *k);
+/* The T axis value ("f32") of a dtype: the form keys hold. */
+const char *th_dtype_key(kf_dtype t);
+/* Whether every "axis=value" pair of want (blank-separated, printf-formatted)
+   holds in k's key. Axes not listed are not compared. */
+int th_key_matches(const kf_kernel_info *k, const char *want, ...) TH_PRINTF(2, 3);
+/* The first kernel in registry (selection) order of family with the given
+   generic flag whose key matches want (as th_key_matches) and whose ISA is in
+   isas (0 = what this CPU runs, as kf_cpu_isas() caps it): what default
+   selection picks for that key; -1 if none. */
+int th_find_kernel(const char *family, int generic, unsigned isas, const char *want, ...) TH_PRINTF(4, 5);
+
 /* ---- kernels this CPU cannot run -------------------------------------- */
 /* The ISA bit (KF_ISA_*) of a kernel of the registry, 0 if there is none of
-   that name. From the registry itself, not from the name. */
+   that name. From the metadata, not from the name. */
 unsigned th_kernel_isa(const char *name);
 /* Whether this CPU runs the kernel: its ISA is in kf_cpu_isas() (which
    KFORGE_ISA caps). */
 int th_kernel_runnable(const char *name);
 
-/* Whether the kernel runs here and no variant of it (same family and key in
-   the registry) of a better ISA does: what default selection must pick. */
+/* Whether the kernel runs here and no variant of it (same family, generic
+   flag and key) of a better ISA does: what default selection must pick. */
 int th_kernel_best_here(const char *name);
 
 /* kf_plan_op with a kernel forced by name (opt->kernel), classified: */

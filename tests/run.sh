@@ -90,12 +90,18 @@ run_suite build-clang build
 run_suite build-gcc build -f ninja/gcc.ninja
 run_suite build-asan build -f ninja/asan.ninja
 
-KERNEL_TESTS="test_api test_info test_bngrad test_dwbpi test_nonfinite test_consistency test_threads test_parallel test_parallel_dwbpi"
+# The C tests: every tests/test_*.c, which each configuration builds as
+# $cfg/tests/test_<name> (its edges in tests/tests.ninja); nothing else lists
+# them. A test's source opts out of runs with a marker line:
+#   "run.sh: optimized builds only"  not under ASan (too slow there)
+#   "run.sh: no capped reruns"       not rerun under KFORGE_ISA=avx2/scalar
+#                                    (it runs no kernels, or only long ones)
+C_TESTS=()
+for src in tests/test_*.c; do C_TESTS+=("$(basename "$src" .c)"); done
+marked() { grep -q "run.sh: $2" "tests/$1.c"; }
 for cfg in build build-gcc build-asan; do
-  # test_accuracy (channels of 10^7 elements) in the optimized builds only:
-  # under ASan it would take minutes and find nothing the others miss
-  extra=test_accuracy; [ "$cfg" = build-asan ] && extra=
-  for t in test_npy $KERNEL_TESTS $extra; do
+  for t in "${C_TESTS[@]}"; do
+    [ "$cfg" = build-asan ] && marked "$t" "optimized builds only" && continue
     [ -e "$cfg/tests/$t" ] || { run_suite "$cfg/$t" false; continue; }
     run_suite "$cfg/$t" "$cfg/tests/$t"
   done
@@ -105,7 +111,8 @@ done
 # the capped kernels). The clang build only: the code paths are the same in
 # every build, and the gcc and ASan builds would add minutes.
 for cap in avx2 scalar; do
-  for t in $KERNEL_TESTS; do
+  for t in "${C_TESTS[@]}"; do
+    marked "$t" "no capped reruns" && continue
     [ -e "build/tests/$t" ] || { run_suite "build/$t@$cap" false; continue; }
     run_suite "build/$t@$cap" env KFORGE_ISA=$cap "build/tests/$t"
   done
@@ -116,8 +123,11 @@ run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
 run_suite aarch64 sh tests/aarch64.sh
 run_suite tsan sh tests/tsan.sh
 run_suite fuzz bash tests/fuzz/run_fuzz.sh 20
-run_suite oracle-bngrad $PY tests/oracle/bngrad_torch.py build/kforge
-run_suite oracle-dwbpi $PY tests/oracle/dwbpi_torch.py build/kforge
+# one PyTorch oracle per op family: tests/oracle/<family>_torch.py
+for o in tests/oracle/*_torch.py; do
+  f=$(basename "$o" _torch.py)
+  run_suite "oracle-$f" $PY "$o" build/kforge
+done
 run_suite tf-differential bash tests/tf/run.sh
 run_suite models sh tests/models/test_models.sh
 run_suite tuning sh tests/tuning/test_tuning.sh

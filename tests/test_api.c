@@ -209,6 +209,13 @@ static void op_tables(void) {
            "kernel list (%d kernels)", kf_kernel_count());
 }
 
+/* The name of the batch-norm kernel of the given key and ISA, from the
+   registry's metadata ("(none)" if the set has none: the check then fails). */
+static const char *bn_kernel(unsigned isa, const char *key) {
+  int k = th_find_kernel(kf_op_family(KF_OP_FUSED_BATCH_NORM_GRAD_V2), 0, isa, "%s", key);
+  return k >= 0 ? th_kernel(k)->name : "(none)";
+}
+
 static void api_misuse(void) {
   const kf_op V2 = KF_OP_FUSED_BATCH_NORM_GRAD_V2;
   int64_t d4[4] = { 1, 2, 2, 3 };
@@ -250,18 +257,19 @@ static void api_misuse(void) {
   {
     kf_plan_options o;
     memset(&o, 0, sizeof o);
-    o.kernel = "kfg_no_such_kernel";
+    o.kernel = "no_such_kernel";
     th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_NO_KERNEL && strcmp(e.rule, "kernel.unknown") == 0,
              "forcing an unknown kernel: %s", e.message);
-    o.kernel = "kfg_bngrad_f16_nchw_infer__scalar";
+    o.kernel = bn_kernel(KF_ISA_SCALAR, "T=f16 layout=nchw mode=infer");
     th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_NO_KERNEL && strstr(e.message, "does not serve bngrad T=f32"),
              "forcing a kernel of another configuration: %s", e.message);
   }
 }
 
-static int ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
+/* The ISA of the kernel a plan runs (from the registry's metadata). */
+static unsigned plan_isa(const kf_plan *p) {
+  const kf_kernel_info *k = th_kernel(kf_plan_kernel_index(p));
+  return k ? k->isa : 0;
 }
 
 /* Runtime ISA selection: the best variant the CPU runs, capped per plan or by KFORGE_ISA. */
@@ -284,19 +292,17 @@ static void isa_selection(void) {
              strcmp(kf_isa_name(3), "unknown") == 0, "ISA names");
   memset(&o, 0, sizeof o);
   for (b = KF_ISA_SCALAR; b <= KF_ISA_AVX512; b <<= 1) {
-    char suffix[16];
     if (!(isas & b)) continue;
     o.isas = b | KF_ISA_SCALAR;
-    snprintf(suffix, sizeof suffix, "__%s", kf_isa_name(b));
-    th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_OK && ends_with(kf_plan_kernel_name(&p), suffix),
+    th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_OK && plan_isa(&p) == b,
              "ISAs capped at %s: selects %s", kf_isa_name(b), kf_plan_kernel_name(&p));
   }
   if (isas & KF_ISA_AVX512) {
     o.isas = 0;
-    th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_OK && ends_with(kf_plan_kernel_name(&p), "__avx512"),
+    th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_OK && plan_isa(&p) == KF_ISA_AVX512,
              "uncapped on an AVX-512 CPU: selects %s", kf_plan_kernel_name(&p));
     o.isas = KF_ISA_SCALAR;
-    o.kernel = "kfg_bngrad_f32_nhwc_train__avx512";
+    o.kernel = bn_kernel(KF_ISA_AVX512, "T=f32 layout=nhwc mode=train");
     th_check(kf_plan_op(&p, V2, &a, in, 5, &o, &e) == KF_NO_KERNEL && strcmp(e.rule, "kernel.isa") == 0,
              "forcing a kernel of an excluded ISA: %s", e.message);
   } else {
@@ -305,7 +311,7 @@ static void isa_selection(void) {
   }
   setenv("KFORGE_ISA", "scalar", 1);
   th_check(kf_cpu_isas() == KF_ISA_SCALAR && kf_plan_op(&p, V2, &a, in, 5, NULL, &e) == KF_OK &&
-             ends_with(kf_plan_kernel_name(&p), "__scalar"),
+             plan_isa(&p) == KF_ISA_SCALAR,
            "KFORGE_ISA=scalar: selects %s", kf_plan_kernel_name(&p));
   setenv("KFORGE_ISA", "avx2", 1);
   th_check((kf_cpu_isas() & KF_ISA_AVX512) == 0, "KFORGE_ISA=avx2 excludes AVX-512");
@@ -432,15 +438,15 @@ static void forced_classification(void) {
   kf_attrs_init(V2, &a);
   bn_inputs(in, KF_FLOAT, 4, d4, 16);
   memset(&o, 0, sizeof o);
-  o.kernel = "kfg_no_such_kernel";
+  o.kernel = "no_such_kernel";
   got = th_plan_forced(&p, V2, &a, in, 5, &o, &e);
   th_check(got == TH_REFUSED && strcmp(e.rule, "kernel.unknown") == 0, "forced: an unknown kernel fails (%d %s)", got,
            e.rule);
-  o.kernel = "kfg_bngrad_f16_nchw_infer__scalar";
+  o.kernel = bn_kernel(KF_ISA_SCALAR, "T=f16 layout=nchw mode=infer");
   got = th_plan_forced(&p, V2, &a, in, 5, &o, &e);
   th_check(got == TH_OTHER_CONFIG, "forced: a kernel of another configuration serves other configurations (%d %s)", got,
            e.rule);
-  o.kernel = "kfg_bngrad_f32_nhwc_train__scalar";
+  o.kernel = bn_kernel(KF_ISA_SCALAR, "T=f32 layout=nhwc mode=train");
   got = th_plan_forced(&p, V2, &a, in, 5, &o, &e);
   th_check(got == TH_PLANNED, "forced: the scalar kernel of the configuration plans (%d %s)", got, e.message);
   o.isas = KF_ISA_AVX512 | KF_ISA_NEON; /* the call's own option excludes scalar: the CPU runs it, so not N/A */
@@ -448,11 +454,11 @@ static void forced_classification(void) {
   th_check(got == TH_REFUSED && strcmp(e.rule, "kernel.isa") == 0,
            "forced: an ISA refusal of a kernel this CPU runs is a failure, not N/A (%d %s)", got, e.rule);
   o.isas = 0;
-  for (i = 0; i < kfg_registry_count; i++) {
-    const kfi_kernel *k = &kfg_registry[i];
+  for (i = -1; (i = th_next_kernel(kf_op_family(V2), i)) >= 0;) {
+    const kf_kernel_info *k = th_kernel(i);
     th_forced capped, real;
     int runs;
-    if (k->isa == KFI_ISA_SCALAR || strncmp(k->name, "kfg_bngrad_", 11) != 0) continue;
+    if (k->isa == KF_ISA_SCALAR) continue;
     simd++;
     o.kernel = k->name;
     setenv("KFORGE_ISA", "scalar", 1);

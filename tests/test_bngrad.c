@@ -150,8 +150,8 @@ static void run(const config *cf, const kf_plan_options *opt, const char *how) {
              "%s %s: output shapes (x_backprop like x, [C], [C], [0], [0])", what, how);
   }
   if (opt && opt->kernel) {
-    for (i = 0; i < kf_kernel_count(); i++)
-      if (strcmp(kf_kernel_name((int)i), kf_plan_kernel_name(&plan)) == 0 && i < MAX_KERNELS) coverage[i]++;
+    int ki = kf_plan_kernel_index(&plan);
+    if (ki >= 0 && ki < MAX_KERNELS) coverage[ki]++;
   }
   scratch_n = kf_plan_scratch_bytes(&plan);
   scratch = scratch_n ? malloc(scratch_n) : NULL; /* exact size: ASan catches overruns */
@@ -183,11 +183,10 @@ static void run_all_ways(const config *cf) {
   run(cf, NULL, "selected");
   memset(&opt, 0, sizeof opt);
   opt.generic_only = 1;
-  run(cf, &opt, "generic");
-  for (k = 0; k < kf_kernel_count(); k++) {
-    if (strncmp(kf_kernel_name(k), "kfg_bngrad_", 11) != 0) continue;
+  run(cf, &opt, "generic_only");
+  for (k = -1; (k = th_next_kernel(kf_op_family(op_of(cf->version)), k)) >= 0;) {
     memset(&opt, 0, sizeof opt);
-    opt.kernel = kf_kernel_name(k);
+    opt.kernel = th_kernel(k)->name;
     run(cf, &opt, "forced");
   }
 }
@@ -221,7 +220,8 @@ static void check_selection(void) {
           th_check(0, "selection: plan failed for T=%s %s", kf_dtype_name(ts[t]), fmt_names[f]);
           continue;
         }
-        th_check(strcmp(kf_plan_kernel_name(&p1), kf_plan_kernel_name(&p2)) != 0,
+        th_check(kf_plan_kernel_index(&p1) >= 0 && !th_kernel(kf_plan_kernel_index(&p1))->generic &&
+                   kf_plan_kernel_index(&p2) >= 0 && th_kernel(kf_plan_kernel_index(&p2))->generic,
                  "selection: T=%s %s %s runs specialized %s (generic is %s)", kf_dtype_name(ts[t]), fmt_names[f],
                  m ? "train" : "infer", kf_plan_kernel_name(&p1), kf_plan_kernel_name(&p2));
       }
@@ -294,9 +294,8 @@ int main(void) {
           }
         }
     }
-  for (k = 0; k < kf_kernel_count() && k < MAX_KERNELS; k++) {
-    const char *name = kf_kernel_name(k);
-    if (strncmp(name, "kfg_bngrad_", 11) != 0) continue;
+  for (k = -1; (k = th_next_kernel(kf_op_family(KF_OP_FUSED_BATCH_NORM_GRAD), k)) >= 0 && k < MAX_KERNELS;) {
+    const char *name = th_kernel(k)->name;
     if (th_kernel_runnable(name))
       th_check(coverage[k] > 0, "kernel %s was exercised (%d runs)", name, coverage[k]);
     else

@@ -27,6 +27,12 @@
 
 #include "harness.h"
 
+/* The families of the two ops, from the op (kf_op_family), and the label of
+   runs through generic_only (no kernel forced). */
+#define BN_FAMILY kf_op_family(KF_OP_FUSED_BATCH_NORM_GRAD_V3)
+#define DW_FAMILY kf_op_family(KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT)
+#define GENERIC "generic_only"
+
 /* A 3-thread parallel-for of its own (plain pthreads: the test also runs
    cross-built for AArch64, where Debian has no libpthreadpool): tasks are
    taken from a shared counter, so their order across threads varies. */
@@ -146,14 +152,14 @@ static int bn_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
       case TH_REFUSED: st = KF_NO_KERNEL; break;
       case TH_PLANNED: st = KF_OK; break;
     }
-  if (!th_check(st == KF_OK, "%s %s: plan: %s", what, kname ? kname : "generic", err.message)) return 0;
+  if (!th_check(st == KF_OK, "%s %s: plan: %s", what, kname ? kname : GENERIC, err.message)) return 0;
   sb = kf_plan_scratch_bytes(&plan);
   scratch = malloc(sb ? sb : 1);
   memset(scratch, 0x7f, sb ? sb : 1); /* stale scratch (here: NaN patterns) must not matter */
   outs[0] = o->dx, outs[1] = o->ds, outs[2] = o->dof, outs[3] = NULL, outs[4] = NULL;
   st = kf_execute(&plan, ins, outs, scratch, sb, &err);
   free(scratch);
-  return th_check(st == KF_OK, "%s %s: execute: %s", what, kname ? kname : "generic", err.message);
+  return th_check(st == KF_OK, "%s %s: execute: %s", what, kname ? kname : GENERIC, err.message);
 }
 
 static void bn_config(kf_dtype T, kf_data_format fmt, int training, const int64_t *dims, float eps) {
@@ -251,9 +257,9 @@ static void bn_config(kf_dtype T, kf_data_format fmt, int training, const int64_
   par.dx = malloc((size_t)numel * es), par.ds = malloc((size_t)C * 4), par.dof = malloc((size_t)C * 4);
 
   if (bn_run(NULL, &at, in, ins, &base, 0, what))
-    for (k = 0; k < kf_kernel_count(); k++) {
-      const char *kn = kf_kernel_name(k);
-      if (strncmp(kn, "kfg_bngrad_", 11) != 0 || !bn_run(kn, &at, in, ins, &got, 0, what)) continue;
+    for (k = -1; (k = th_next_kernel(BN_FAMILY, k)) >= 0;) {
+      const char *kn = th_kernel(k)->name;
+      if (!bn_run(kn, &at, in, ins, &got, 0, what)) continue;
       th_check(same_answer(T, base.dx, got.dx, (size_t)numel, chan, C, th_tol(T), NULL, why, sizeof why),
                "%s %s: x_backprop as the generic kernel's: %s", what, kn, why);
       th_check(same_answer(KF_FLOAT, base.ds, got.ds, (size_t)C, cidx, C, 1e-6, l1s, why, sizeof why),
@@ -297,7 +303,7 @@ static void reported_case(void) {
   kf_tensor_desc in[6];
   const void *ins[6];
   int64_t cd[1] = { 1 };
-  int f, k, th;
+  int f, k, th, first;
   kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
   at.epsilon = 1e-4f;
   in[2] = th_desc(KF_FLOAT, 1, cd);
@@ -306,17 +312,16 @@ static void reported_case(void) {
   for (f = 0; f < 2; f++) {
     at.data_format = f ? KF_NCHW : KF_NHWC;
     in[0] = in[1] = th_desc(KF_FLOAT, 4, f ? nchw : nhwc);
-    for (k = -1; k < kf_kernel_count(); k++) {
-      const char *kn = k < 0 ? NULL : kf_kernel_name(k);
+    for (first = 1, k = -1; first || k >= 0; first = 0, k = th_next_kernel(BN_FAMILY, k)) {
+      const char *kn = first ? NULL : th_kernel(k)->name; /* NULL: generic_only */
       float dx[2], ds, dof;
       bn_out o;
       o.dx = dx, o.ds = &ds, o.dof = &dof;
-      if (kn && strncmp(kn, "kfg_bngrad_", 11) != 0) continue;
       for (th = 0; th < 2; th++)
         if (bn_run(kn, &at, in, ins, &o, th, f ? "reported case NCHW" : "reported case NHWC"))
           th_check(isinf(dx[0]) && dx[0] < 0 && isinf(dx[1]) && dx[1] > 0 && isnan(ds) && dof == 2.0f,
                    "reported case %s, %s%s: x_backprop [%g, %g], scale_backprop %g, offset_backprop %g (TF: [-inf, "
-                   "inf], nan, 2)", f ? "NCHW" : "NHWC", kn ? kn : "generic", th ? ", 3 threads" : "",
+                   "inf], nan, 2)", f ? "NCHW" : "NHWC", kn ? kn : GENERIC, th ? ", 3 threads" : "",
                    (double)dx[0], (double)dx[1], (double)ds, (double)dof);
     }
   }
@@ -334,7 +339,7 @@ static void one_sign_case(void) {
   kf_tensor_desc in[6];
   const void *ins[6];
   int64_t cd[1] = { 1 };
-  int f, k, th;
+  int f, k, th, first;
   kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
   at.epsilon = 0.0f;
   in[2] = th_desc(KF_FLOAT, 1, cd);
@@ -343,18 +348,17 @@ static void one_sign_case(void) {
   for (f = 0; f < 2; f++) {
     at.data_format = f ? KF_NCHW : KF_NHWC;
     in[0] = in[1] = th_desc(KF_FLOAT, 4, f ? nchw : nhwc);
-    for (k = -1; k < kf_kernel_count(); k++) {
-      const char *kn = k < 0 ? NULL : kf_kernel_name(k);
+    for (first = 1, k = -1; first || k >= 0; first = 0, k = th_next_kernel(BN_FAMILY, k)) {
+      const char *kn = first ? NULL : th_kernel(k)->name; /* NULL: generic_only */
       float dx[3], ds, dof;
       bn_out o;
       o.dx = dx, o.ds = &ds, o.dof = &dof;
-      if (kn && strncmp(kn, "kfg_bngrad_", 11) != 0) continue;
       for (th = 0; th < 2; th++)
         if (bn_run(kn, &at, in, ins, &o, th, f ? "one-sign case NCHW" : "one-sign case NHWC"))
           th_check(isinf(dx[0]) && dx[0] < 0 && isinf(dx[1]) && dx[1] < 0 && isinf(dx[2]) && dx[2] < 0 &&
                        isinf(ds) && ds > 0 && dof == 3.0f,
                    "one-sign case %s, %s%s: x_backprop [%g, %g, %g], scale_backprop %g, offset_backprop %g (TF: "
-                   "-inf x3, inf, 3)", f ? "NCHW" : "NHWC", kn ? kn : "generic", th ? ", 3 threads" : "",
+                   "-inf x3, inf, 3)", f ? "NCHW" : "NHWC", kn ? kn : GENERIC, th ? ", 3 threads" : "",
                    (double)dx[0], (double)dx[1], (double)dx[2], (double)ds, (double)dof);
     }
   }
@@ -393,13 +397,13 @@ static int dw_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
       case TH_REFUSED: st = KF_NO_KERNEL; break;
       case TH_PLANNED: st = KF_OK; break;
     }
-  if (!th_check(st == KF_OK, "%s %s: plan: %s", what, kname ? kname : "generic", err.message)) return 0;
+  if (!th_check(st == KF_OK, "%s %s: plan: %s", what, kname ? kname : GENERIC, err.message)) return 0;
   sb = kf_plan_scratch_bytes(&plan);
   scratch = malloc(sb ? sb : 1);
   outs[0] = dx;
   st = kf_execute(&plan, ins, outs, scratch, sb, &err);
   free(scratch);
-  return th_check(st == KF_OK, "%s %s: execute: %s", what, kname ? kname : "generic", err.message);
+  return th_check(st == KF_OK, "%s %s: execute: %s", what, kname ? kname : GENERIC, err.message);
 }
 
 static void dw_config(kf_dtype T, int nchw, int same, int64_t k, int64_t s, int64_t m) {
@@ -466,9 +470,9 @@ static void dw_config(kf_dtype T, int nchw, int same, int64_t k, int64_t s, int6
   ins[0] = NULL, ins[1] = f, ins[2] = g;
 
   if (dw_run(NULL, &at, in, ins, base, 0, what))
-    for (kk = 0; kk < kf_kernel_count(); kk++) {
-      const char *kn = kf_kernel_name(kk);
-      if (strncmp(kn, "kfg_dwbpi_", 10) != 0 || !dw_run(kn, &at, in, ins, got, 0, what)) continue;
+    for (kk = -1; (kk = th_next_kernel(DW_FAMILY, kk)) >= 0;) {
+      const char *kn = th_kernel(kk)->name;
+      if (!dw_run(kn, &at, in, ins, got, 0, what)) continue;
       th_check(same_answer(T, base, got, nx, chan, c, th_tol(T), NULL, why, sizeof why),
                "%s %s: input gradient as the generic kernel's: %s", what, kn, why);
       if (dw_run(kn, &at, in, ins, par, 1, what))

@@ -27,7 +27,6 @@
 #define OP KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT
 
 static const kf_dtype dtypes[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT, KF_DOUBLE };
-static const char *const tags[] = { "f16", "bf16", "f32", "f64" };
 static const char *const pad_names[] = { "SAME", "VALID", "EXPLICIT" };
 
 /* Tolerance relative to max|expected|: the output is rounded once to T
@@ -42,12 +41,8 @@ static double tol(kf_dtype t) {
   }
 }
 
-static const char *tag_of(kf_dtype t) {
-  size_t i;
-  for (i = 0; i < 4; i++)
-    if (dtypes[i] == t) return tags[i];
-  return "?";
-}
+/* The key value of a dtype ("f32"): case descriptions and seeds use it. */
+static const char *tag_of(kf_dtype t) { return th_dtype_key(t); }
 
 typedef struct dcase {
   kf_dtype T;
@@ -268,22 +263,21 @@ typedef struct kconf {
   int nchw, kh, kw, sh, sw, dh, dw, dm;
 } kconf;
 
-static int parse_config(const char *cfg, kconf *k) {
-  char t[8], lay[8];
-  int i;
+/* A kernel's configuration, from its key in the registry's metadata. */
+static int conf_of(const kf_kernel_info *ki, kconf *k) {
+  const char *lay = th_key(ki, "layout");
   memset(k, 0, sizeof *k);
-  if (sscanf(cfg, "T=%7s layout=%7s", t, lay) != 2) return 0;
-  k->T = KF_DT_INVALID;
-  for (i = 0; i < 4; i++)
-    if (strcmp(t, tags[i]) == 0) k->T = dtypes[i];
+  k->T = th_key_dtype(ki);
   if (k->T == KF_DT_INVALID) return 0;
-  if (strcmp(lay, "any") == 0) {
+  if (ki->generic) {
     k->generic = 1;
     return 1;
   }
+  if (!lay || (strcmp(lay, "nchw") != 0 && strcmp(lay, "nhwc") != 0)) return 0;
   k->nchw = strcmp(lay, "nchw") == 0;
-  return sscanf(cfg, "T=%*s layout=%*s filter=%dx%d strides=%dx%d dilations=%dx%d multiplier=%d", &k->kh, &k->kw,
-                &k->sh, &k->sw, &k->dh, &k->dw, &k->dm) == 7;
+  return th_key_int(ki, "kh", &k->kh) && th_key_int(ki, "kw", &k->kw) && th_key_int(ki, "sh", &k->sh) &&
+         th_key_int(ki, "sw", &k->sw) && th_key_int(ki, "dh", &k->dh) && th_key_int(ki, "dw", &k->dw) &&
+         th_key_int(ki, "dm", &k->dm);
 }
 
 /* A random case of a specialized configuration; variant picks the edge. */
@@ -381,23 +375,21 @@ static void generic_case(kf_dtype T, th_rng *r, dcase *d) {
   d->ep[3] = ri(r, 0, 6);
 }
 
-static void generic_name(kf_dtype T, char *buf, size_t n) { snprintf(buf, n, "kfg_dwbpi_%s_generic__scalar", tag_of(T)); }
+static const char *family(void) { return kf_op_family(OP); }
 
-/* The specialization's name with the ISA selection should pick: its first
-   variant in registry order (best ISA first) that this CPU runs (as capped
-   by KFORGE_ISA: a capped run must select the capped variant). */
-static void special_name(kf_dtype T, int nchw, int k, int s, int dm, char *buf, size_t n) {
-  int i;
-  size_t len;
-  snprintf(buf, n, "kfg_dwbpi_%s_%s_k%dx%ds%dx%dd1x1m%d__", tag_of(T), nchw ? "nchw" : "nhwc", k, k, s, s, dm);
-  len = strlen(buf);
-  for (i = 0; i < kf_kernel_count(); i++) {
-    const char *name = kf_kernel_name(i);
-    if (strncmp(name, buf, len) == 0 && th_kernel_runnable(name)) {
-      snprintf(buf, n, "%s", name);
-      return;
-    }
-  }
+static const char *name_of(int k) { return k >= 0 ? th_kernel(k)->name : "(none in the registry)"; }
+
+/* The generic kernel of T (its scalar variant: the only one). */
+static const char *generic_name(kf_dtype T) {
+  return name_of(th_find_kernel(family(), 1, KF_ISA_SCALAR, "T=%s", tag_of(T)));
+}
+
+/* The specialization selection should pick: its first variant in registry
+   order (best ISA first) that this CPU runs (as capped by KFORGE_ISA: a
+   capped run must select the capped variant). */
+static const char *special_name(kf_dtype T, int nchw, int k, int s, int dm) {
+  return name_of(th_find_kernel(family(), 0, 0, "T=%s layout=%s kh=%d kw=%d sh=%d sw=%d dh=1 dw=1 dm=%d", tag_of(T),
+                                nchw ? "nchw" : "nhwc", k, k, s, s, dm));
 }
 
 /* The identity of a kernel's v-th case: its configuration without the ISA,
@@ -410,14 +402,13 @@ static void seed_kernel_case(th_rng *r, const kconf *k, const char *what, int v)
 static void test_every_kernel(void) {
   int i, nk = 0, ns = 0, ng = 0, nscalar = 0, v, j, ran;
   th_rng r[1];
-  for (i = 0; i < kf_kernel_count(); i++) {
-    const char *name = kf_kernel_name(i);
+  for (i = -1; (i = th_next_kernel(family(), i)) >= 0;) {
+    const char *name = th_kernel(i)->name;
     kconf k;
     kf_plan_options opt;
     dcase d;
-    if (strncmp(name, "kfg_dwbpi_", 10) != 0) continue;
     nk++;
-    if (!th_check(parse_config(kf_kernel_config(i), &k), "parse config of %s: %s", name, kf_kernel_config(i))) continue;
+    if (!th_check(conf_of(th_kernel(i), &k), "key of %s: %s", name, th_kernel(i)->config)) continue;
     memset(&opt, 0, sizeof opt);
     opt.kernel = name;
     if (!k.generic) {
@@ -456,7 +447,7 @@ static void test_every_kernel(void) {
 /* ------------------------------------------------------------------ selection */
 static void test_selection(void) {
   static const int ks[] = { 1, 3, 5, 7 };
-  char want[96];
+  const char *want;
   int ti, nchw, ki, s, dm, pad, j;
   dcase d;
   th_rng r[1];
@@ -467,7 +458,7 @@ static void test_selection(void) {
           for (dm = 1; dm <= 2; dm++)
             for (pad = 0; pad < 3; pad++) {
               kconf k = { 0, dtypes[ti], nchw, ks[ki], ks[ki], s, s, 1, 1, dm };
-              special_name(dtypes[ti], nchw, ks[ki], s, dm, want, sizeof want);
+              want = special_name(dtypes[ti], nchw, ks[ki], s, dm);
               th_seed_case(r, "test_dwbpi selection T=%s %s k%d s%d m%d %s", tag_of(dtypes[ti]), nchw ? "nchw" : "nhwc",
                            ks[ki], s, dm, pad_names[pad]);
               for (j = 0; j < 20; j++) {
@@ -491,7 +482,7 @@ static void test_selection(void) {
         case 7: k.dw = 2; break;
         case 8: k.dm = 4; k.sh = k.sw = 2; break;
       }
-      generic_name(dtypes[ti], want, sizeof want);
+      want = generic_name(dtypes[ti]);
       for (pad = 0; pad < 3; pad++) {
         int tries;
         th_seed_case(r, "test_dwbpi generic selection T=%s case %d %s", tag_of(dtypes[ti]), j, pad_names[pad]);
@@ -523,7 +514,7 @@ static dcase base_case(kf_dtype T, int nchw) {
 
 static void test_edges(void) {
   kf_plan_options gen = { NULL, 1, 0, NULL };
-  char name[96];
+  const char *name;
   int ti, nchw;
   for (ti = 0; ti < 4; ti++)
     for (nchw = 0; nchw < 2; nchw++) {
@@ -534,16 +525,16 @@ static void test_edges(void) {
       d.kh = d.kw = 5;
       d.sh = d.sw = 4;
       d.pad = KF_VALID;
-      generic_name(T, name, sizeof name);
+      name = generic_name(T);
       th_check(run_case(&d, NULL, name, "quirk k5 s4"), "quirk case valid");
       /* the same with a specialized kernel: k5 s2, in=2 -> (2-5+2)/2 = 0 */
       d.sh = d.sw = 2;
-      special_name(T, nchw, 5, 2, 1, name, sizeof name);
+      name = special_name(T, nchw, 5, 2, 1);
       th_check(run_case(&d, NULL, name, "quirk k5 s2"), "quirk case valid");
       /* depth multiplier 0: out_depth 0, output zeros */
       d = base_case(T, nchw);
       d.m = 0;
-      generic_name(T, name, sizeof name);
+      name = generic_name(T);
       run_case(&d, NULL, name, "multiplier 0");
       /* empty output: no kernel */
       d = base_case(T, nchw);
@@ -590,7 +581,7 @@ static void test_edges(void) {
       d.ep[1] = 9;
       d.ep[2] = 8;
       d.ep[3] = 10;
-      special_name(T, nchw, 3, 1, 1, name, sizeof name);
+      name = special_name(T, nchw, 3, 1, 1);
       run_case(&d, NULL, name, "large padding");
       /* huge explicit padding and stride: big-number arithmetic */
       d = base_case(T, nchw);
@@ -676,7 +667,7 @@ static void test_api(void) {
   if (cap) setenv("KFORGE_ISA", saved_cap, 1); /* a capped run (tests/run.sh) stays capped */
   else unsetenv("KFORGE_ISA");
   /* forcing a kernel that does not serve the configuration */
-  opt.kernel = "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar";
+  opt.kernel = name_of(th_find_kernel(family(), 0, KF_ISA_SCALAR, "T=f32 layout=nhwc kh=3 kw=3 sh=1 sw=1 dh=1 dw=1 dm=1"));
   st = kf_plan_op(&plan, OP, &at, in, 3, &opt, &err);
   th_check(st == KF_NO_KERNEL && strcmp(err.rule, "kernel.mismatch") == 0, "forced mismatching kernel: %s",
            err.message);

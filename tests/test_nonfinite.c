@@ -59,7 +59,7 @@ static void bn_one(kf_op op, kf_dtype t, kf_data_format fmt, int rank, const int
   for (k = 0; k < rank; k++) numel *= dims[k];
   for (k = last ? 1 : 2; k < (last ? rank - 1 : rank); k++) s *= dims[k];
   snprintf(what_s, sizeof what_s, "%s %s %s %s rank %d %s%s: %s", kf_op_name(op), kf_dtype_name(t), fmt_names[fmt],
-           training ? "train" : "infer", rank, generic ? "generic" : "selected", "", case_names[what]);
+           training ? "train" : "infer", rank, generic ? "generic_only" : "selected", "", case_names[what]);
   for (k = 0, w = 0; k < rank && w >= 0 && (size_t)w < sizeof dims_s; k++)
     w += snprintf(dims_s + w, sizeof dims_s - (size_t)w, k ? ",%lld" : "[%lld", (long long)dims[k]);
   th_seed_case(rng, "test_nonfinite %s %s]", what_s, dims_s); /* the case's own data */
@@ -198,7 +198,7 @@ static void dw_one(kf_dtype t, int nchw, int same, int64_t k, int64_t s, int64_t
 
   snprintf(what_s, sizeof what_s, "depthwise %s %s %s k%lld s%lld d%lld m%lld %s: %s in out_backprop",
            kf_dtype_name(t), nchw ? "NCHW" : "NHWC", same ? "SAME" : "VALID", (long long)k, (long long)s,
-           (long long)d, (long long)m, generic ? "generic" : "selected", use_inf ? "Inf" : "NaN");
+           (long long)d, (long long)m, generic ? "generic_only" : "selected", use_inf ? "Inf" : "NaN");
   th_seed_case(rng, "test_nonfinite %s", what_s); /* the case's own data */
   kf_attrs_init(KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, &a);
   kf_attrs_set(KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, &a, "data_format", nchw ? "NCHW" : "NHWC", NULL);

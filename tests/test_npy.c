@@ -2,6 +2,7 @@
 ** test_npy.c -- unit test of tools/cli/npy.c alone (no runtime).
 ** Build: cc -std=c11 -D_POSIX_C_SOURCE=200809L tests/test_npy.c tools/cli/npy.c (or ninja)
 ** Prints "ok - ..." / "FAIL - ..." per check and "N passed, M failed".
+** run.sh: no capped reruns (no kernels)
 */
 #include "../tools/cli/npy.h"
 

@@ -166,9 +166,8 @@ int main(void) {
   int k, t, f, m, si, nt;
   pools[0] = NULL;
   for (nt = 1; nt <= 4; nt++) pools[nt] = pthreadpool_create((size_t)nt);
-  for (k = 0; k < kf_kernel_count(); k++) {
-    const char *name = kf_kernel_name(k);
-    if (strncmp(name, "kfg_bngrad_", 11) != 0) continue;
+  for (k = -1; (k = th_next_kernel(kf_op_family(KF_OP_FUSED_BATCH_NORM_GRAD_V3), k)) >= 0;) {
+    const char *name = th_kernel(k)->name;
     for (t = 0; t < 3; t++)
       for (f = 0; f < 2; f++)
         for (m = 0; m < 2; m++)

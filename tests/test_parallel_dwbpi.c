@@ -24,32 +24,29 @@ static void pool_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
   pthreadpool_parallelize_1d((pthreadpool_t)pool, (pthreadpool_task_1d_t)task, ctx, n, PTHREADPOOL_FLAG_YIELD_WORKERS);
 }
 
-static const char *const tags[] = { "f16", "bf16", "f32", "f64" };
-static const kf_dtype dtypes[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT, KF_DOUBLE };
-
 typedef struct conf {
   int generic;
   kf_dtype T;
   int nchw, kh, kw, sh, sw, dh, dw, dm;
 } conf;
 
-static int parse(const char *cfg, conf *k) {
-  char t[8], lay[8];
-  int i;
+/* A kernel's configuration, from its key in the registry's metadata. */
+static int conf_of(const kf_kernel_info *ki, conf *k) {
+  const char *lay = th_key(ki, "layout");
   memset(k, 0, sizeof *k);
-  if (sscanf(cfg, "T=%7s layout=%7s", t, lay) != 2) return 0;
-  for (i = 0; i < 4; i++)
-    if (strcmp(t, tags[i]) == 0) k->T = dtypes[i];
+  k->T = th_key_dtype(ki);
   if (k->T == KF_DT_INVALID) return 0;
-  if (strcmp(lay, "any") == 0) { /* generic: a configuration no specialization has */
+  if (ki->generic) { /* generic: a configuration no specialization has */
     k->generic = 1;
     k->nchw = 0;
     k->kh = 2, k->kw = 3, k->sh = 1, k->sw = 2, k->dh = 2, k->dw = 1, k->dm = 3;
     return 1;
   }
+  if (!lay || (strcmp(lay, "nchw") != 0 && strcmp(lay, "nhwc") != 0)) return 0;
   k->nchw = strcmp(lay, "nchw") == 0;
-  return sscanf(cfg, "T=%*s layout=%*s filter=%dx%d strides=%dx%d dilations=%dx%d multiplier=%d", &k->kh, &k->kw,
-                &k->sh, &k->sw, &k->dh, &k->dw, &k->dm) == 7;
+  return th_key_int(ki, "kh", &k->kh) && th_key_int(ki, "kw", &k->kw) && th_key_int(ki, "sh", &k->sh) &&
+         th_key_int(ki, "sw", &k->sw) && th_key_int(ki, "dh", &k->dh) && th_key_int(ki, "dw", &k->dw) &&
+         th_key_int(ki, "dm", &k->dm);
 }
 
 static int64_t same_out(int64_t in, int64_t k, int64_t s, int64_t d, int64_t *pad) {
@@ -160,11 +157,10 @@ int main(void) {
     pools[t] = pthreadpool_create((size_t)t);
     if (!th_check(pools[t] != NULL, "pthreadpool_create(%d)", t)) return th_done();
   }
-  for (i = 0; i < kf_kernel_count(); i++) {
-    const char *name = kf_kernel_name(i);
+  for (i = -1; (i = th_next_kernel(kf_op_family(OP), i)) >= 0;) {
+    const char *name = th_kernel(i)->name;
     conf k;
-    if (strncmp(name, "kfg_dwbpi_", 10) != 0) continue;
-    if (!th_check(parse(kf_kernel_config(i), &k), "config of %s", name)) continue;
+    if (!th_check(conf_of(th_kernel(i), &k), "key of %s: %s", name, th_kernel(i)->config)) continue;
     /* odd shapes: batch 1..3, rows and cols not multiples of the stride, channel
        counts with vector tails, big enough for many tasks */
     ran = one(name, &k, pools, 2, 37, 29, 19);

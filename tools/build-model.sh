@@ -44,6 +44,12 @@ mkdir -p "$out"
 # The target's build settings, from its spec.
 eval "$(lua5.4 tools/model/target_env.lua "$tfile")"
 
+# The generator asks the host CLI for each instance's kernel key
+# (generator/model.lua: `kforge plan --batch`): build it unless given.
+if [ -z "${KFORGE_CLI:-}" ]; then
+  ninja build/kforge >/dev/null || { echo "build-model: the host CLI build/kforge does not build" >&2; exit 1; }
+fi
+
 if [ -n "$tuning" ]; then
   [ "$t_mcu" = 1 ] || { echo "build-model: --tuning is for microcontroller targets here; host sets: docs/tuning.md" >&2; exit 2; }
   lua5.4 generator/kforge-gen.lua --quiet --model "$mfile" --target "$tfile" $nofb --out "$out/gen" \
@@ -53,7 +59,15 @@ else
 fi
 
 # ---- host half: validate every instance, check kernels and results -------
+# The references: every tests/ref/*.c (ref_ops.c reaches them by op).
 h=$out/host
+refs= ref_edges=
+for f in tests/ref/*.c; do
+  o=$h/obj/model/ref/$(basename "$f" .c).o
+  refs="$refs $o"
+  ref_edges="${ref_edges}build $o: cc $f
+"
+done
 cat > "$out/host.ninja" <<EOF
 builddir = $h
 gen = $out/gen
@@ -64,10 +78,7 @@ include ninja/model.ninja
 build $h/obj/model/kfg_model.o: cc $out/gen/kfg_model.c
 build $h/obj/model/runner.o: cc tools/model/runner.c
 build $h/obj/model/check.o: cc tools/model/check.c
-build $h/obj/model/bngrad_ref.o: cc tests/ref/bngrad_ref.c
-build $h/obj/model/dwbpi_ref.o: cc tests/ref/dwbpi_ref.c
-build $h/check: link $h/obj/model/check.o $h/obj/model/bngrad_ref.o $h/obj/model/dwbpi_ref.o \$
-    $h/obj/model/kfg_model.o $h/obj/model/runner.o $h/libkforge.a
+${ref_edges}build $h/check: link $h/obj/model/check.o $refs $h/obj/model/kfg_model.o $h/obj/model/runner.o $h/libkforge.a
 EOF
 ninja -f "$out/host.ninja" >/dev/null
 if ! "$h/check" --hashes "$out/host-hashes.txt" > "$out/check.txt"; then

@@ -75,7 +75,10 @@ local kernels = expand.expand(set, specs, opt.set, dtypes, isas)
 local best = {} -- config name (without ISA) -> kernel
 for _, k in ipairs(kernels) do
   if k.spec.knobs and k.kind ~= "generic" and cpu_isas[k.isa] and (not opt.only or k.name:find(opt.only)) then
-    local base = k.name:match("^(.*)__")
+    local ks = {}
+    for an, av in pairs(k.values) do ks[#ks + 1] = an .. "=" .. tostring(av) end
+    table.sort(ks)
+    local base = k.family .. " " .. k.kind .. " " .. table.concat(ks, " ") -- the configuration, any ISA
     if not best[base] or isas[best[base].isa].rank < k.isa_def.rank then best[base] = k end
   end
 end
@@ -84,16 +87,36 @@ for _, k in pairs(best) do configs[#configs + 1] = k end
 table.sort(configs, function(a, b) return a.name < b.name end)
 if #configs == 0 then die("nothing to tune: no kernel of the set declares knobs (or --only matched none)") end
 
--- Shapes: one representative problem per configuration (the benchmark's).
-local function shape_args(k)
-  local v = k.values
-  local T = dtypes[v.T].tf
-  if k.family == "bngrad" then
-    return string.format("bngrad %s %s %s 8 56 56 256", T, v.layout == "nhwc" and "NHWC" or "NCHW", v.mode)
-  elseif k.family == "dwbpi" then
-    return string.format("dwbpi %s %s %d %d %d 8 56 56 144", T, v.layout == "nhwc" and "NHWC" or "NCHW", v.kh, v.sh,
-      v.dm)
+-- Shapes: one representative call per configuration (the benchmark's), from
+-- the family's case file tools/tune/cases/<family>.lua: the op, its attrs
+-- and inputs, as tune_bench (and `kforge plan`) take them. A new op family
+-- adds its case file; nothing here names one.
+local sizes = { uint16_t = 2, float = 4, double = 8 }
+local cases = {}
+local function case_of(k)
+  if not cases[k.family] then
+    local f, err = loadfile("tools/tune/cases/" .. k.family .. ".lua", "t", { math = math, string = string })
+    if not f then die("no tuning case for family " .. k.family .. ": " .. tostring(err)) end
+    cases[k.family] = f()
   end
+  local d = dtypes[k.values.T]
+  return cases[k.family](k.values, { dtype = d.tf, size = sizes[d.ctype] })
+end
+local function list(t)
+  local r = {}
+  for i, x in ipairs(t) do r[i] = tostring(x) end
+  return table.concat(r, ",")
+end
+local function shape_args(k)
+  local c = case_of(k)
+  local a = { string.format("%.17g", c.work), c.op }
+  for _, kv in ipairs(c.attrs) do a[#a + 1] = "--attr " .. kv[1] .. "=" .. kv[2] end
+  for _, t in ipairs(c.inputs) do
+    a[#a + 1] = string.format("--input %s=%s:%s", t[1], t[2], list(t[3]))
+    if t[4] then a[#a + 1] = string.format("--values %s=%s", t[1], list(t[4])) end
+  end
+  for _, n in ipairs(c.positive or {}) do a[#a + 1] = "--positive " .. n end
+  return table.concat(a, " ")
 end
 
 -- 3. Candidates: one knob at a time around the defaults, within the budget.
@@ -239,7 +262,7 @@ for _, k in ipairs(configs) do
     rec[#rec + 1] = string.format("    { kernel = %q, knobs = %s, shape = %q, ns = %d, default_ns = %d, noise = %.4f, " ..
       "candidates = %d },\n", k.name, lua_value(r.knobs), r.shape, math.floor(r.ns), math.floor(r.default.ns),
       r.default.noise / r.default.ns, #r.candidates)
-    local unit = k.family == "bngrad" and "GB/s" or "GFLOP/s"
+    local unit = case_of(k).unit or "work/ns"
     report[#report + 1] = string.format("| %s | (default) | %.0f | %.1f%% | %.1f %s | 1.00x | yes |", k.name, r.default.ns,
       100 * r.default.noise / r.default.ns, r.default.work / r.default.ns, unit)
     for _, c in ipairs(r.candidates) do

@@ -47,7 +47,7 @@ local function run(tag, record)
   local f = io.open(string.format("build/models/%s/%s-%s/mcu-run.txt", model, target, tag))
   local res = {}
   for line in f:lines() do
-    local idx, kernel, ticks = line:match("^(%d+) (kfg_%S+) %x+ ticks (%d+)")
+    local idx, kernel, ticks = line:match("^(%d+) (%S+) %x+ ticks (%d+)")
     if idx then res[#res + 1] = { kernel = kernel, ticks = tonumber(ticks) } end
   end
   f:close()
@@ -67,9 +67,19 @@ local kernels = {}
 for k in pairs(def) do kernels[#kernels + 1] = k end
 table.sort(kernels)
 
--- Knobs per family.
+-- Knobs per family. A kernel's family: the folder the generator wrote it
+-- to (gen/FILES lists <family>/<kernel>.c), never read from its name.
+local family_of = {}
+do
+  local f = assert(io.open(string.format("build/models/%s/%s-tune-default/gen/FILES", model, target)))
+  for line in f:lines() do
+    local fam, k = line:match("^([^/]+)/([^/]+)%.c$")
+    if fam then family_of[k] = fam end
+  end
+  f:close()
+end
 local fams = {}
-for _, k in ipairs(kernels) do fams[k:match("^kfg_(%l+)_")] = true end
+for _, k in ipairs(kernels) do fams[assert(family_of[k], "no family for kernel " .. k)] = true end
 local best = {} -- kernel -> { knob, value, ticks }
 local tried = 0
 for fam in pairs(fams) do
@@ -81,7 +91,7 @@ for fam in pairs(fams) do
           local rec = string.format("build/models/%s/tune-%s-%s%d.lua", model, target, kd.tag, v)
           local lines = { string.format("return {\n  cpu = %q,\n  fingerprint = %q,\n  records = {\n", cpu, fp) }
           for _, k in ipairs(kernels) do
-            if k:match("^kfg_" .. fam .. "_") then
+            if family_of[k] == fam then
               lines[#lines + 1] = string.format("    { kernel = %q, knobs = { %s = %d } },\n", k, kd.name, v)
             end
           end
@@ -96,7 +106,7 @@ for fam in pairs(fams) do
           local calls = {}
           for _, r in ipairs(base) do calls[r.kernel] = (calls[r.kernel] or 0) + 1 end
           for k, n in pairs(res and per_kernel(res) or {}) do
-            if k:match("^kfg_" .. fam .. "_") and n + calls[k] < (best[k] and best[k].ticks or def[k]) then
+            if family_of[k] == fam and n + calls[k] < (best[k] and best[k].ticks or def[k]) then
               best[k] = { knob = kd.name, value = v, ticks = n }
             end
           end

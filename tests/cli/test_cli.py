@@ -416,7 +416,7 @@ for val in ("SCALAR", " scalar ", "Scalar"):
     out = fresh_dir("isa")
     p = subprocess.run([KFORGE, "run", "FusedBatchNormGradV3", "--verbose", "--out", out, *args_for(V3_IN)],
                        capture_output=True, text=True, env=dict(os.environ, KFORGE_ISA=val))
-    check(p.returncode == 0 and "__scalar" in p.stderr.splitlines()[0], "KFORGE_ISA=%r selects scalar kernels" % val,
+    check(p.returncode == 0 and "isa scalar" in p.stderr.splitlines()[0], "KFORGE_ISA=%r selects scalar kernels" % val,
           p.stderr)
 
 dy2 = rng.standard_normal(shape).astype(np.float32) * 0.5
@@ -759,6 +759,31 @@ check(not bad and names1 == sorted(["q%d" % i for i in range(20)] + ["s%d" % i f
       "concurrent --record appends (crossed --out and record directories) keep every entry (%.1f s)"
       % (time.time() - t), "%s %s %s" % (bad[:3], names1, names2))
 print("# all-or-nothing and locking tests: %.1f s" % (time.time() - T0))
+
+# --------------------------------------------------------------- kforge plan
+# A call's kernel key without data (what per-model builds read: generator/model.lua).
+DW = "DepthwiseConv2dNativeBackpropInput"
+def plan(*args, stdin=None):
+    return subprocess.run([KFORGE, "plan", *args], capture_output=True, text=True, input=stdin)
+dw_args = ["--attr", "T=float", "--attr", "strides=1,2,2,1", "--attr", "padding=SAME",
+           "--input", "input_sizes=int32:4", "--values", "input_sizes=1,24,24,8",
+           "--input", "filter=float:3,3,8,2", "--input", "out_backprop=float:1,12,12,16"]
+p = plan(DW, *dw_args)
+check(p.returncode == 0 and p.stdout.count("\n") == 1 and 'family = "dwbpi"' in p.stdout and
+      '["kh"] = "3"' in p.stdout and '["sh"] = "2"' in p.stdout and '["dm"] = "2"' in p.stdout and
+      '["layout"] = "nhwc"' in p.stdout and '["T"] = "f32"' in p.stdout,
+      "plan: one Lua line with the call's key", p.stdout + p.stderr)
+p = plan(DW, *[a.replace("3,3,8,2", "3,3,4,2") for a in dw_args])
+check(p.returncode == 1 and "kforge: error:" in p.stderr and "in_depth" in p.stderr and not p.stdout,
+      "plan: a call breaking a TF rule fails with TF's message", p.stderr)
+p = plan(DW, "--attr", "T=float")
+check(p.returncode == 2 and "missing --input input_sizes" in p.stderr, "plan: every input is needed", p.stderr)
+line = " ".join([DW] + dw_args)
+p = plan("--batch", stdin=line + "\n\nNoSuchOp\n" + line + "\n")
+outs = p.stdout.splitlines()
+check(p.returncode == 1 and len(outs) == 3 and outs[0] == outs[2] and 'family = "dwbpi"' in outs[0] and
+      outs[1].startswith("{ error = ") and "unknown op" in outs[1],
+      "plan --batch: one line per call, errors as { error = ... }, exit 1", p.stdout + p.stderr)
 
 # --------------------------------------------------------------- done
 if not os.environ.get("KFORGE_KEEP"):

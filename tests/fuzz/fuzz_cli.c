@@ -65,6 +65,8 @@ static void setup(void) {
   uint16_t h[12];
   int32_t sizes[4] = { 1, 4, 4, 2 }, bad_sizes[4] = { 1, -4, 4, 2 };
   int i;
+  /* `kforge plan --batch` reads standard input: never the fuzzer's own */
+  if (!freopen("/dev/null", "r", stdin)) die("freopen /dev/null");
   snprintf(root, sizeof root, "/tmp/fuzz_cli.XXXXXX");
   if (!mkdtemp(root)) die("mkdtemp");
   snprintf(indir, sizeof indir, "%s/in", root);

@@ -73,12 +73,12 @@ else
     ok "a manifest with an unknown attr is rejected naming model, instance and attr" ||
     { fail "unknown attr message"; cat "$TMP/out"; }
 fi
-# A manifest that breaks a TF rule: caught when the build plans it.
+# A manifest that breaks a TF rule: caught when the generator plans it (kforge plan).
 sed '0,/filter = { 3, 3, 64, 1 }/s//filter = { 3, 3, 32, 1 }/' specs/models/kws_dscnn.lua > "$TMP/kws_badrule.lua"
 if sh tools/build-model.sh "$TMP/kws_badrule.lua" host > "$TMP/out" 2>&1; then
   fail "a manifest breaking a TF rule is rejected"
 else
-  grep -q "kforge-model: model kws_dscnn: instance 'ds1/depthwise' (#1): rule dwbpi.in_depth: DepthwiseConv2DBackpropInput: input and filter must have the same in_depth" "$TMP/out" &&
+  grep -q "model kws_dscnn, instance 'ds1/depthwise' (instances\[2\]): rule dwbpi.in_depth: DepthwiseConv2DBackpropInput: input and filter must have the same in_depth" "$TMP/out" &&
     ok "a manifest breaking a TF rule is rejected naming model, instance and rule" ||
     { fail "TF rule message"; cat "$TMP/out"; }
 fi

@@ -52,7 +52,13 @@ fi
 
 # 2. Records apply where they belong.
 fp=$(lua5.4 generator/kforge-gen.lua --fingerprint --cc arm-none-eabi-gcc)
-k=kfg_bngrad_f32_nhwc_train__scalar
+# the kernel of the record: what a scalar build runs for the model's first call
+# (kws_dscnn's conv1/bn), named by the runtime's metadata (kforge plan)
+k=$(KFORGE_ISA=scalar build/kforge plan FusedBatchNormGradV3 --attr T=float --attr data_format=NHWC \
+  --attr is_training=true --input y_backprop=float:1,25,5,64 --input x=float:1,25,5,64 --input scale=float:64 \
+  --input reserve_space_1=float:64 --input reserve_space_2=float:64 --input reserve_space_3=float: |
+  sed -n 's/.*kernel = "\([^"]*\)".*/\1/p')
+[ -n "$k" ] || fail "kforge plan names the kernel of kws_dscnn's conv1/bn"
 rec() { # FILE CPU FINGERPRINT
   printf 'return {\n  cpu = "%s",\n  fingerprint = "%s",\n  records = {\n    { kernel = "%s", knobs = { L1_ELEMS = 8192 } },\n  },\n}\n' \
     "$2" "$3" "$k" > "$1"

@@ -2,6 +2,8 @@
 ** main.c -- the kforge command line: runs one TF op on .npy files.
 **
 **   kforge run <OpName> [--attr NAME=VALUE]... [--verbose] --out DIR INPUT_NAME=FILE.npy ...
+**   kforge plan <OpName> [--attr NAME=VALUE]... --input NAME=DTYPE:D0,D1,... [--values NAME=V0,V1,...]
+**   kforge plan --batch   (the same arguments, one call per line of stdin)
 **   kforge list | ops | help
 **
 ** Errors print exactly one line "kforge: error: <message>" and exit 2
@@ -44,6 +46,19 @@ static const char USAGE[] =
     "      instance of a model manifest (specs/models format)\n"
     "      The outputs (and the record) are replaced all together or not at all;\n"
     "      runs writing to the same DIR (or record) wait for each other.\n"
+    "  kforge plan <OpName> [--attr NAME=VALUE]... --input NAME=DTYPE:D0,D1,...\n"
+    "              [--values NAME=V0,V1,...]\n"
+    "      plan a call without data (TF's rules) and print its kernel key, the\n"
+    "      family's axis values the call needs, as a Lua table on one line:\n"
+    "        { op = \"...\", family = \"...\", axes = { \"T\", ... }, key = { T = \"f32\", ... },\n"
+    "          kernel = \"...\", generic = false }\n"
+    "      (kernel: what this build selects). Every input needs --input (DTYPE\n"
+    "      as TF names it, no dims for a scalar); inputs read while planning\n"
+    "      (input_sizes) also need --values.\n"
+    "  kforge plan --batch\n"
+    "      the same for each line of standard input (the arguments above,\n"
+    "      blank-separated); a line that fails prints { error = \"...\", rule = \"...\" }\n"
+    "      and the exit status is 1\n"
     "  kforge list      the kernels compiled in, with their configuration\n"
     "  kforge ops       the ops with their TF input and output names\n"
     "  kforge show [--bfloat16] FILE.npy\n"
@@ -373,8 +388,12 @@ static int cmd_run(int argc, char **argv) {
   }
   size_t scratch_bytes = kf_plan_scratch_bytes(&plan);
   if (verbose) {
-    const char *kn = kf_plan_kernel_name(&plan);
-    fprintf(stderr, "kforge: kernel %s\n", kn ? kn : "(none)");
+    kf_kernel_info ki;
+    if (kf_kernel_info_of(kf_plan_kernel_index(&plan), &ki) == KF_OK)
+      fprintf(stderr, "kforge: kernel %s (family %s, isa %s%s)\n", ki.name, ki.family, kf_isa_name(ki.isa),
+              ki.generic ? ", generic" : "");
+    else
+      fprintf(stderr, "kforge: kernel (none)\n");
     for (int k = 0; k < r->nin; k++)
       fprintf(stderr, "kforge:   input  %-16s %-8s %s\n", kf_op_input_name(r->op, k),
               kf_dtype_name(desc[k].dtype), shape_str(&desc[k], shp, sizeof shp));
@@ -461,6 +480,219 @@ static int cmd_show(int argc, char **argv) {
   return finish_stdout();
 }
 
+/* ---- kforge plan: a call's kernel key, without data -------------------- */
+
+#define PLAN_MAX_VALUES 64
+
+/* Prints s as a Lua string literal. */
+static void lua_str(const char *s) {
+  putchar('"');
+  for (; s && *s; s++) {
+    if (*s == '"' || *s == '\\') printf("\\%c", *s);
+    else if ((unsigned char)*s < 32) printf("\\%03d", (unsigned char)*s);
+    else putchar(*s);
+  }
+  putchar('"');
+}
+
+/* Parses "D0,D1,..." (possibly empty) into out[]; returns the count or -1. */
+static int parse_ints(const char *s, int64_t *out, int max) {
+  int n = 0;
+  if (!*s) return 0;
+  for (;;) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno || n == max) return -1;
+    out[n++] = (int64_t)v;
+    if (*end == '\0') return n;
+    if (*end != ',') return -1;
+    s = end + 1;
+  }
+}
+
+/* Plans one call from argv[first..argc) and prints its line; returns 0, or
+   1 with msg and *rule set (the caller prints them). */
+static int plan_one(int argc, char **argv, int first, char *msg, size_t msglen, const char **rule) {
+  kf_op op;
+  kf_attrs attrs;
+  kf_tensor_desc desc[MAX_IO];
+  int have[MAX_IO] = { 0 };
+  int32_t values[MAX_IO][PLAN_MAX_VALUES];
+  kf_plan plan;
+  kf_error err;
+  kf_kernel_info key;
+  int nin, i;
+  *rule = "usage";
+  if (first >= argc || strncmp(argv[first], "--", 2) == 0) {
+    snprintf(msg, msglen, "plan: missing <OpName> (try 'kforge help')");
+    return 1;
+  }
+  op = kf_op_from_name(argv[first]);
+  if (op == KF_OP_INVALID) {
+    snprintf(msg, msglen, "unknown op '%s' (see 'kforge ops')", argv[first]);
+    return 1;
+  }
+  nin = kf_op_num_inputs(op);
+  if (nin < 0 || nin > MAX_IO) {
+    snprintf(msg, msglen, "internal: op %s has %d inputs", argv[first], nin);
+    return 1;
+  }
+  memset(desc, 0, sizeof desc);
+  kf_attrs_init(op, &attrs);
+  for (i = first + 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL, *eq;
+    int k;
+    if (strcmp(a, "--attr") != 0 && strcmp(a, "--input") != 0 && strcmp(a, "--values") != 0) {
+      snprintf(msg, msglen, "plan: unknown option '%s' (try 'kforge help')", a);
+      return 1;
+    }
+    eq = v ? strchr(v, '=') : NULL;
+    if (!eq || eq == v) {
+      snprintf(msg, msglen, "%s needs NAME=VALUE, got '%s'", a, v ? v : "");
+      return 1;
+    }
+    i++;
+    if (strcmp(a, "--attr") == 0) {
+      char name[64];
+      size_t len = (size_t)(eq - v);
+      if (len >= sizeof name) {
+        snprintf(msg, msglen, "--attr: name too long: '%s'", v);
+        return 1;
+      }
+      memcpy(name, v, len);
+      name[len] = '\0';
+      memset(&err, 0, sizeof err);
+      kf_status st = kf_attrs_set(op, &attrs, name, eq + 1, &err);
+      if (st != KF_OK) {
+        snprintf(msg, msglen, "%s", kf_message(st, &err));
+        *rule = err.rule ? err.rule : "";
+        return 1;
+      }
+      continue;
+    }
+    for (k = 0; k < nin; k++) {
+      const char *nm = kf_op_input_name(op, k);
+      if (strlen(nm) == (size_t)(eq - v) && memcmp(nm, v, (size_t)(eq - v)) == 0) break;
+    }
+    if (k == nin) {
+      char names[512];
+      snprintf(msg, msglen, "%s has no input '%.*s' (its inputs: %s)", kf_op_name(op), (int)(eq - v), v,
+               input_list(op, names, sizeof names));
+      return 1;
+    }
+    if (strcmp(a, "--input") == 0) {
+      const char *colon = strchr(eq + 1, ':');
+      char dt[32];
+      size_t len = colon ? (size_t)(colon - (eq + 1)) : 0;
+      if (!colon || len == 0 || len >= sizeof dt) {
+        snprintf(msg, msglen, "--input needs NAME=DTYPE:D0,D1,..., got '%s'", v);
+        return 1;
+      }
+      memcpy(dt, eq + 1, len);
+      dt[len] = '\0';
+      desc[k].dtype = kf_dtype_from_name(dt);
+      desc[k].rank = parse_ints(colon + 1, desc[k].dims, KF_MAX_RANK);
+      if (desc[k].dtype == KF_DT_INVALID || desc[k].rank < 0) {
+        snprintf(msg, msglen, "--input %s: expected DTYPE:D0,D1,... (DTYPE: half, bfloat16, float, double, int32)", v);
+        return 1;
+      }
+      have[k] = 1;
+    } else {
+      int64_t vs[PLAN_MAX_VALUES];
+      int n = parse_ints(eq + 1, vs, PLAN_MAX_VALUES), j;
+      if (n < 0) {
+        snprintf(msg, msglen, "--values %s: expected up to %d integers, comma separated", v, PLAN_MAX_VALUES);
+        return 1;
+      }
+      for (j = 0; j < n; j++) values[k][j] = (int32_t)vs[j];
+      desc[k].host_data = values[k];
+    }
+  }
+  for (i = 0; i < nin; i++)
+    if (!have[i]) {
+      snprintf(msg, msglen, "plan: missing --input %s=DTYPE:DIMS", kf_op_input_name(op, i));
+      return 1;
+    }
+  memset(&err, 0, sizeof err);
+  err.rule = "";
+  kf_status st = kf_plan_op(&plan, op, &attrs, desc, nin, NULL, &err);
+  if (st != KF_OK) {
+    snprintf(msg, msglen, "%s", kf_message(st, &err));
+    *rule = err.rule ? err.rule : "";
+    return 1;
+  }
+  if (kf_plan_key(&plan, &key) != KF_OK) {
+    snprintf(msg, msglen, "%s: the call computes nothing (an empty output): no kernel key", kf_op_name(op));
+    *rule = "plan.empty";
+    return 1;
+  }
+  int ki = kf_plan_kernel_index(&plan);
+  kf_kernel_info kernel;
+  memset(&kernel, 0, sizeof kernel);
+  if (ki >= 0) kf_kernel_info_of(ki, &kernel);
+  printf("{ op = ");
+  lua_str(kf_op_name(op));
+  printf(", family = ");
+  lua_str(key.family);
+  printf(", axes = {");
+  for (i = 0; i < key.num_keys; i++) {
+    printf(i ? ", " : " ");
+    lua_str(key.key_name[i]);
+  }
+  printf(" }, key = {");
+  for (i = 0; i < key.num_keys; i++) {
+    printf(i ? ", [" : " [");
+    lua_str(key.key_name[i]);
+    printf("] = ");
+    lua_str(key.key_value[i]);
+  }
+  printf(" }, kernel = ");
+  lua_str(kernel.name ? kernel.name : "");
+  printf(", generic = %s }\n", kernel.generic ? "true" : "false");
+  return 0;
+}
+
+static void plan_error_line(const char *msg, const char *rule) {
+  printf("{ error = ");
+  lua_str(msg);
+  printf(", rule = ");
+  lua_str(rule);
+  printf(" }\n");
+}
+
+static int cmd_plan(int argc, char **argv) {
+  char msg[1024];
+  const char *rule;
+  if (argc == 3 && strcmp(argv[2], "--batch") == 0) {
+    char line[8192];
+    int bad = 0;
+    while (fgets(line, sizeof line, stdin)) {
+      char *args[256], *p = line;
+      int n = 0;
+      if (!strchr(line, '\n') && !feof(stdin)) return error_line(1, "plan --batch: a line longer than %zu bytes", sizeof line - 1);
+      args[n++] = "plan";
+      while (n < 256) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        if (!*p) break;
+        args[n++] = p;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
+        if (*p) *p++ = '\0';
+      }
+      if (n == 1) continue; /* blank line */
+      if (plan_one(n, args, 1, msg, sizeof msg, &rule) != 0) {
+        plan_error_line(msg, rule);
+        bad = 1;
+      }
+    }
+    if (ferror(stdin)) return error_line(1, "plan --batch: cannot read standard input: %s", strerror(errno));
+    return finish_stdout() ? 1 : bad;
+  }
+  if (plan_one(argc, argv, 2, msg, sizeof msg, &rule) != 0)
+    return error_line(strcmp(rule, "usage") == 0 ? EXIT_USAGE : 1, "%s", msg);
+  return finish_stdout();
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return error_line(EXIT_USAGE, "no command (try 'kforge help')");
   const char *cmd = argv[1];
@@ -474,6 +706,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv);
   if (strcmp(cmd, "show") == 0) return cmd_show(argc, argv);
+  if (strcmp(cmd, "plan") == 0) return cmd_plan(argc, argv);
   if (argc > 2) return error_line(EXIT_USAGE, "'%s' takes no arguments", cmd);
   if (strcmp(cmd, "list") == 0) return cmd_list();
   if (strcmp(cmd, "ops") == 0) return cmd_ops();

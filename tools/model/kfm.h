@@ -28,7 +28,8 @@ typedef struct kfm_instance {
   const kfm_attr *attrs;
   int num_inputs;
   const kfm_input *inputs;   /* TF order */
-  const char *kernel_prefix; /* the kernel it must run, up to its ISA suffix */
+  const char *kernel_prefix; /* the generator's name of its kernel, up to the ISA suffix (informative:
+                                the runner checks the kernel by its metadata, runner.c) */
 } kfm_instance;
 
 extern const kfm_instance kfm_instances[];

@@ -35,6 +35,30 @@ static void fill(const kfm_input *d, void *buf, int64_t n, uint64_t *s) {
   }
 }
 
+/* Whether kernel k serves key (each axis equal, or "*" in the kernel). */
+static int serves(const kf_kernel_info *k, const kf_kernel_info *key) {
+  int a;
+  if (strcmp(k->family, key->family) != 0 || k->num_keys != key->num_keys) return 0;
+  for (a = 0; a < k->num_keys; a++)
+    if (strcmp(k->key_value[a], "*") != 0 && strcmp(k->key_value[a], key->key_value[a]) != 0) return 0;
+  return 1;
+}
+
+/* Whether the plan runs the instance's own kernel, from the kernels'
+   metadata: one that serves the call's key (kf_plan_key), and a
+   specialization whenever the set has one for that key (the generator put
+   it there for this instance); a generic kernel only where none does. */
+static int own_kernel(const kf_plan *plan) {
+  kf_kernel_info key, k;
+  int i, n = kf_kernel_count();
+  if (kf_plan_key(plan, &key) != KF_OK || kf_kernel_info_of(kf_plan_kernel_index(plan), &k) != KF_OK) return 0;
+  if (!serves(&k, &key)) return 0;
+  if (!k.generic) return 1;
+  for (i = 0; i < n; i++)
+    if (kf_kernel_info_of(i, &k) == KF_OK && !k.generic && serves(&k, &key)) return 0;
+  return 1;
+}
+
 static int64_t count(const kf_tensor_desc *d) {
   int64_t n = 1;
   int i;
@@ -80,7 +104,7 @@ kf_status kfm_run_instance(int i, const kfm_env *env, kfm_run *r) {
   r->status = kf_plan_op(&plan, r->op, &r->attrs, r->in_desc, inst->num_inputs, NULL, &r->err);
   if (r->status != KF_OK) return r->status;
   r->kernel = kf_plan_kernel_name(&plan);
-  r->kernel_ok = strncmp(r->kernel, inst->kernel_prefix, strlen(inst->kernel_prefix)) == 0;
+  r->kernel_ok = own_kernel(&plan);
   for (j = 0; j < inst->num_inputs; j++) {
     int64_t n = count(&r->in_desc[j]);
     void *b = take(env, &used, (size_t)n * kf_dtype_size(r->in_desc[j].dtype));
@@ -90,7 +114,8 @@ kf_status kfm_run_instance(int i, const kfm_env *env, kfm_run *r) {
   }
   r->num_outputs = kf_plan_num_outputs(&plan);
   for (j = 0; j < r->num_outputs && j < KFM_MAX_IO; j++) {
-    r->out_desc[j] = kf_plan_output_desc(&plan, j);
+    r->out_descs[j] = *kf_plan_output_desc(&plan, j);
+    r->out_desc[j] = &r->out_descs[j];
     r->out[j] = take(env, &used, (size_t)count(r->out_desc[j]) * kf_dtype_size(r->out_desc[j]->dtype));
     if (!r->out[j]) short_arena = 1;
   }

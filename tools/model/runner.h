@@ -18,7 +18,7 @@ typedef struct kfm_run {
   kf_status status;
   kf_error err;                 /* on failure: the runtime's message and rule */
   const char *kernel;           /* the kernel that ran */
-  int kernel_ok;                /* it is the one the generator made for this instance */
+  int kernel_ok;                /* it serves the call's key, specialized where the set can (metadata) */
   size_t arena_used;            /* inputs + outputs + scratch, bytes */
   size_t scratch_bytes;
   uint64_t hash;                /* FNV-1a over every output's bytes, in order */
@@ -26,7 +26,8 @@ typedef struct kfm_run {
   int num_inputs, num_outputs;
   kf_tensor_desc in_desc[KFM_MAX_IO];
   const void *in[KFM_MAX_IO];
-  const kf_tensor_desc *out_desc[KFM_MAX_IO];
+  const kf_tensor_desc *out_desc[KFM_MAX_IO]; /* = &out_descs[i] */
+  kf_tensor_desc out_descs[KFM_MAX_IO];        /* copies: the plan is gone after kfm_run_instance */
   void *out[KFM_MAX_IO];
   kf_attrs attrs;
   kf_op op;

@@ -1,13 +1,17 @@
 /*
 ** tune_bench.c -- the timing harness of the tuner (tools/tune.lua).
 **   tune_bench cpu                               the CPU key: arch:isas:uarch
-**   tune_bench KERNEL REF REPS bngrad T FMT MODE N H W C
-**   tune_bench KERNEL REF REPS dwbpi T FMT K S M N H W C
-** Runs KERNEL (forced by name) on the shape REPS times after warm-up and
-** prints "median_ns mad_ns work rel_err": work is bytes moved (bngrad) or
-** flops (dwbpi) per call; rel_err compares the outputs with kernel REF (the
-** spec-default variant), so a candidate that computes something else is
-** caught before it can win.
+**   tune_bench KERNEL REF REPS WORK OP [--attr NAME=VALUE]... --input NAME=DTYPE:D0,D1,...
+**              [--values NAME=V0,V1,...] [--positive NAME]...
+** Runs KERNEL (forced by name) on the call (an op with its attrs and
+** inputs, as `kforge plan` takes them: the tuner's case files
+** tools/tune/cases/<family>.lua write them) REPS times after warm-up and
+** prints "median_ns mad_ns work rel_err": work is WORK (bytes moved or
+** flops per call, from the case); rel_err compares every output with
+** kernel REF's (the spec-default variant), so a candidate that computes
+** something else is caught before it can win. Inputs are uniform in
+** [-1, 1), those named by --positive in [0.5, 1.5) (variances). Nothing
+** here names an op.
 */
 #include <math.h>
 #include <stdio.h>
@@ -66,73 +70,118 @@ static int cpu_key(void) {
   return 0;
 }
 
+#define MAX_IO 8
+#define MAX_VALUES 64
+
 typedef struct problem {
   kf_op op;
   kf_attrs a;
-  kf_tensor_desc in[6];
+  kf_tensor_desc in[MAX_IO];
   int nin;
-  int32_t sizes[4];
+  int positive[MAX_IO];
+  int32_t values[MAX_IO][MAX_VALUES];
   double work;
 } problem;
 
+/* "D0,D1,..." (possibly empty) into out[]; the count, or -1. */
+static int parse_ints(const char *s, int64_t *out, int max) {
+  int n = 0;
+  if (!*s) return 0;
+  for (;;) {
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || n == max) return -1;
+    out[n++] = (int64_t)v;
+    if (*end == '\0') return n;
+    if (*end != ',') return -1;
+    s = end + 1;
+  }
+}
+
+/* The input of p's op named by v up to its '='; -1 (and a message) if none. */
+static int input_of(const problem *p, const char *v, const char *eq) {
+  int k;
+  for (k = 0; k < p->nin; k++) {
+    const char *nm = kf_op_input_name(p->op, k);
+    if (strlen(nm) == (size_t)(eq - v) && memcmp(nm, v, (size_t)(eq - v)) == 0) return k;
+  }
+  fprintf(stderr, "tune_bench: %s has no input '%.*s'\n", kf_op_name(p->op), (int)(eq - v), v);
+  return -1;
+}
+
+/* v[0] = WORK, v[1] = OP, then options. */
 static int setup(problem *p, char **v, int n) {
+  int i, have[MAX_IO] = { 0 };
   memset(p, 0, sizeof *p);
-  if (n == 8 && strcmp(v[0], "bngrad") == 0) {
-    int64_t N = atoll(v[4]), H = atoll(v[5]), W = atoll(v[6]), C = atoll(v[7]);
-    int last = strcmp(v[2], "NHWC") == 0, i;
-    p->op = KF_OP_FUSED_BATCH_NORM_GRAD_V3;
-    kf_attrs_init(p->op, &p->a);
-    if (kf_attrs_set(p->op, &p->a, "T", v[1], NULL) || kf_attrs_set(p->op, &p->a, "data_format", v[2], NULL) ||
-        kf_attrs_set(p->op, &p->a, "is_training", strcmp(v[3], "train") == 0 ? "true" : "false", NULL))
-      return 0;
-    p->nin = 6;
-    p->in[0].dtype = p->in[1].dtype = p->a.T;
-    p->in[0].rank = p->in[1].rank = 4;
-    p->in[0].dims[0] = N;
-    p->in[0].dims[1] = last ? H : C;
-    p->in[0].dims[2] = last ? W : H;
-    p->in[0].dims[3] = last ? C : W;
-    memcpy(p->in[1].dims, p->in[0].dims, sizeof p->in[0].dims);
-    for (i = 2; i < 6; i++) {
-      p->in[i].dtype = KF_FLOAT;
-      p->in[i].rank = 1;
-      p->in[i].dims[0] = C;
+  if (n < 2) return 0;
+  p->work = atof(v[0]);
+  p->op = kf_op_from_name(v[1]);
+  if (p->op == KF_OP_INVALID) {
+    fprintf(stderr, "tune_bench: unknown op '%s'\n", v[1]);
+    return 0;
+  }
+  p->nin = kf_op_num_inputs(p->op);
+  if (p->nin < 0 || p->nin > MAX_IO) return 0;
+  kf_attrs_init(p->op, &p->a);
+  for (i = 2; i < n; i++) {
+    const char *o = v[i], *a = i + 1 < n ? v[i + 1] : "", *eq = strchr(a, '=');
+    int k;
+    if (strcmp(o, "--positive") == 0) {
+      for (k = 0; k < p->nin && strcmp(kf_op_input_name(p->op, k), a) != 0; k++) {}
+      if (k == p->nin) {
+        fprintf(stderr, "tune_bench: %s has no input '%s'\n", kf_op_name(p->op), a);
+        return 0;
+      }
+      p->positive[k] = 1;
+      i++;
+      continue;
     }
-    /* two passes: read x and dy twice, write x_backprop once */
-    p->work = (double)(N * H * W * C) * (double)kf_dtype_size(p->a.T) * 5.0;
-    return 1;
-  }
-  if (n == 10 && strcmp(v[0], "dwbpi") == 0) {
-    int64_t K = atoll(v[3]), S = atoll(v[4]), M = atoll(v[5]), N = atoll(v[6]), H = atoll(v[7]), W = atoll(v[8]),
-            C = atoll(v[9]), OH = (H + S - 1) / S, OW = (W + S - 1) / S;
-    int last = strcmp(v[2], "NHWC") == 0;
-    char strides[32];
-    p->op = KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT;
-    kf_attrs_init(p->op, &p->a);
-    snprintf(strides, sizeof strides, last ? "1,%lld,%lld,1" : "1,1,%lld,%lld", (long long)S, (long long)S);
-    if (kf_attrs_set(p->op, &p->a, "T", v[1], NULL) || kf_attrs_set(p->op, &p->a, "data_format", v[2], NULL) ||
-        kf_attrs_set(p->op, &p->a, "strides", strides, NULL) || kf_attrs_set(p->op, &p->a, "padding", "SAME", NULL))
+    if (!eq || eq == a) {
+      fprintf(stderr, "tune_bench: %s needs NAME=VALUE, got '%s'\n", o, a);
       return 0;
-    p->nin = 3;
-    p->sizes[0] = (int32_t)N;
-    p->sizes[1] = (int32_t)(last ? H : C);
-    p->sizes[2] = (int32_t)(last ? W : H);
-    p->sizes[3] = (int32_t)(last ? C : W);
-    p->in[0].dtype = KF_INT32;
-    p->in[0].rank = 1;
-    p->in[0].dims[0] = 4;
-    p->in[0].host_data = p->sizes;
-    p->in[1].dtype = p->in[2].dtype = p->a.T;
-    p->in[1].rank = p->in[2].rank = 4;
-    p->in[1].dims[0] = K; p->in[1].dims[1] = K; p->in[1].dims[2] = C; p->in[1].dims[3] = M;
-    p->in[2].dims[0] = N;
-    p->in[2].dims[1] = last ? OH : C * M;
-    p->in[2].dims[2] = last ? OW : OH;
-    p->in[2].dims[3] = last ? C * M : OW;
-    p->work = 2.0 * (double)(N * OH * OW * C * M * K * K);
-    return 1;
+    }
+    i++;
+    if (strcmp(o, "--attr") == 0) {
+      char name[64];
+      kf_error e;
+      if ((size_t)(eq - a) >= sizeof name) return 0;
+      memcpy(name, a, (size_t)(eq - a));
+      name[eq - a] = '\0';
+      if (kf_attrs_set(p->op, &p->a, name, eq + 1, &e) != KF_OK) {
+        fprintf(stderr, "tune_bench: %s\n", e.message);
+        return 0;
+      }
+    } else if (strcmp(o, "--input") == 0) {
+      const char *colon = strchr(eq + 1, ':');
+      char dt[32];
+      if ((k = input_of(p, a, eq)) < 0) return 0;
+      if (!colon || (size_t)(colon - (eq + 1)) >= sizeof dt) return 0;
+      memcpy(dt, eq + 1, (size_t)(colon - (eq + 1)));
+      dt[colon - (eq + 1)] = '\0';
+      p->in[k].dtype = kf_dtype_from_name(dt);
+      p->in[k].rank = parse_ints(colon + 1, p->in[k].dims, KF_MAX_RANK);
+      if (p->in[k].dtype == KF_DT_INVALID || p->in[k].rank < 0) {
+        fprintf(stderr, "tune_bench: --input %s: expected DTYPE:D0,D1,...\n", a);
+        return 0;
+      }
+      have[k] = 1;
+    } else if (strcmp(o, "--values") == 0) {
+      int64_t vs[MAX_VALUES];
+      int m, j;
+      if ((k = input_of(p, a, eq)) < 0 || (m = parse_ints(eq + 1, vs, MAX_VALUES)) < 0) return 0;
+      for (j = 0; j < m; j++) p->values[k][j] = (int32_t)vs[j];
+      p->in[k].host_data = p->values[k];
+    } else {
+      fprintf(stderr, "tune_bench: unknown option '%s'\n", o);
+      return 0;
+    }
   }
-  return 0;
+  for (i = 0; i < p->nin; i++)
+    if (!have[i]) {
+      fprintf(stderr, "tune_bench: missing --input %s=DTYPE:DIMS\n", kf_op_input_name(p->op, i));
+      return 0;
+    }
+  return 1;
 }
 
 static int64_t count(const kf_tensor_desc *d) {
@@ -193,13 +242,14 @@ static int run(const problem *p, const char *name, void **in, void **out, int re
 
 int main(int argc, char **argv) {
   problem p;
-  void *in[6] = { 0 }, *out[6] = { 0 }, *ref[6] = { 0 };
+  void *in[MAX_IO] = { 0 }, *out[MAX_IO] = { 0 }, *ref[MAX_IO] = { 0 };
   double med, mad, rm, rmad, err = 0, mx = 1e-30;
   int reps, i, nout;
   uint64_t s = 88172645463325252ull;
   if (argc == 2 && strcmp(argv[1], "cpu") == 0) return cpu_key();
-  if (argc < 5 || !setup(&p, argv + 4, argc - 4)) {
-    fprintf(stderr, "usage: tune_bench cpu | KERNEL REF REPS (bngrad T FMT MODE N H W C | dwbpi T FMT K S M N H W C)\n");
+  if (argc < 6 || !setup(&p, argv + 4, argc - 4)) {
+    fprintf(stderr, "usage: tune_bench cpu | KERNEL REF REPS WORK OP [--attr NAME=VALUE]... "
+                    "--input NAME=DTYPE:D0,D1,... [--values NAME=V0,...] [--positive NAME]...\n");
     return 2;
   }
   reps = atoi(argv[3]);
@@ -212,23 +262,24 @@ int main(int argc, char **argv) {
       float v;
       s ^= s << 13; s ^= s >> 7; s ^= s << 17;
       v = (float)(s >> 40) * (1.0f / 16777216.0f) * 2.0f - 1.0f;
-      if (p.op == KF_OP_FUSED_BATCH_NORM_GRAD_V3 && i == 4) v = v * 0.5f + 1.0f; /* variance > 0 */
+      if (p.positive[i]) v = v * 0.5f + 1.0f;
       if (p.in[i].dtype == KF_HALF) ((uint16_t *)in[i])[k] = kf_float_to_half(v);
       else if (p.in[i].dtype == KF_BFLOAT16) ((uint16_t *)in[i])[k] = kf_float_to_bfloat16(v);
       else if (p.in[i].dtype == KF_DOUBLE) ((double *)in[i])[k] = v;
+      else if (p.in[i].dtype == KF_INT32) ((int32_t *)in[i])[k] = 0;
       else ((float *)in[i])[k] = v;
     }
   }
   if (!run(&p, argv[2], in, ref, 1, &rm, &rmad)) return 1;
   if (!(nout = run(&p, argv[1], in, out, reps, &med, &mad))) return 1;
   {
-    /* outputs 0 (and for bngrad 1, 2) against the reference variant */
+    /* every output against the reference variant's */
     kf_plan plan;
     kf_plan_options o;
     memset(&o, 0, sizeof o);
     o.kernel = argv[2];
     kf_plan_op(&plan, p.op, &p.a, p.in, p.nin, &o, NULL);
-    for (i = 0; i < (p.op == KF_OP_FUSED_BATCH_NORM_GRAD_V3 ? 3 : 1); i++) {
+    for (i = 0; i < nout && i < MAX_IO; i++) {
       const kf_tensor_desc *d = kf_plan_output_desc(&plan, i);
       int64_t n = count(d), k;
       for (k = 0; k < n; k++) {
@@ -239,7 +290,7 @@ int main(int argc, char **argv) {
     }
   }
   printf("%.0f %.0f %.6g %.3g\n", med, mad, p.work, err / mx);
-  for (i = 0; i < 6; i++) {
+  for (i = 0; i < MAX_IO; i++) {
     if (i >= p.nin || !p.in[i].host_data) free(in[i]);
     free(out[i]);
     free(ref[i]);
