@@ -290,16 +290,17 @@ function M.model_source(model, resolved, specs, target, file, subst)
       end
       local ds = {}
       for j, d in ipairs(dims) do ds[j] = tostring(d) end
-      ins[#ins + 1] = string.format("{ %s, %s, %d, { %s }, %s }", cstr(t.name), tdt[ty], #dims,
-        #ds > 0 and table.concat(ds, ", ") or "0", vals)
+      local lo, hi = table.unpack(t.range or { -1, 1 })
+      local function flt(v)
+        local x = string.format("%.9g", v)
+        return x:find("[.eEn]") and x or x .. ".0"
+      end
+      ins[#ins + 1] = string.format("{ %s, %s, %d, { %s }, %s, %sf, %sf }", cstr(t.name), tdt[ty], #dims,
+        #ds > 0 and table.concat(ds, ", ") or "0", vals, flt(lo), flt(hi))
     end
     o[#o + 1] = string.format("static const kfm_input i%d[] = {\n  %s\n};\n", i, table.concat(ins, ",\n  "))
-    local spec = specs[r.family]
-    local kind
-    for _, k in ipairs(spec.kernels) do if k.kind == r.kind then kind = k end end
-    local prefix = "kfg_" .. subst(kind.name, r.values) .. "__"
-    rows[#rows + 1] = string.format("  { %s, %s, %d, a%d, %d, i%d, %s },\n", cstr(inst.name), cstr(inst.op), #a, i,
-      #ins, i, cstr(prefix))
+    rows[#rows + 1] = string.format("  { %s, %s, %d, a%d, %d, i%d },\n", cstr(inst.name), cstr(inst.op), #a, i,
+      #ins, i)
   end
   o[#o + 1] = "\nconst kfm_instance kfm_instances[] = {\n" .. table.concat(rows) .. "};\n"
   o[#o + 1] = string.format("const int kfm_instance_count = %d;\n", #resolved)

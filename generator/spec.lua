@@ -12,7 +12,9 @@ local tag = { pattern = "^[%w_]+$" }
 local path = { pattern = "^[%w_][%w_/]*%.[%w]+$" }
 
 local tensor = {
-  record = { name = ident, type = "string", doc = "string" },
+  -- range: the values tools draw random inputs from (default [-1, 1)): a
+  -- variance must be positive
+  record = { name = ident, type = "string", doc = "string", range = { list = "number", min = 2 } },
   required = { "name", "type" },
 }
 
@@ -92,12 +94,13 @@ M.op_schema = {
     -- The family's hand-written files, by role (paths from the root): its
     -- planner (runtime), its benchmark (bench) and PyTorch timing script
     -- (bench_py). The build and the tools take every list from here.
+    -- Default: { runtime = { "runtime/<family>_plan.c" } }.
     sources = {
       record = { runtime = { list = path, min = 1 }, bench = { list = path }, bench_py = { list = path } },
       required = { "runtime" },
     },
   },
-  required = { "family", "summary", "ops", "rules", "axes", "kernels", "sources" },
+  required = { "family", "summary", "ops", "rules", "axes", "kernels" },
 }
 
 -- specs/attrs.lua: the fields of kf_attrs and the enums of string attrs.
@@ -204,6 +207,8 @@ end
 -- Validates an op-family spec beyond its schema. Returns true or false, msg.
 local function cross_check(s, file)
   local ok, err
+  -- sources defaults to the planner's conventional file
+  s.sources = s.sources or { runtime = { "runtime/" .. s.family .. "_plan.c" } }
   ok, err = dup_check(s.ops, "name", "ops", file); if not ok then return ok, err end
   ok, err = dup_check(s.rules, "id", "rules", file); if not ok then return ok, err end
   ok, err = dup_check(s.axes, "name", "axes", file); if not ok then return ok, err end

@@ -28,7 +28,7 @@ return {
         { name = "y_backprop", type = "T" }, { name = "x", type = "T" },
         { name = "scale", type = "T" },
         { name = "reserve_space_1", type = "T", doc = "mean" },
-        { name = "reserve_space_2", type = "T", doc = "biased variance" },
+        { name = "reserve_space_2", type = "T", doc = "biased variance", range = { 0.1, 2.0 } },
       },
       outputs = {
         grads[1], { name = "scale_backprop", type = "T" }, { name = "offset_backprop", type = "T" },
@@ -42,7 +42,7 @@ return {
       inputs = {
         { name = "y_backprop", type = "T" }, { name = "x", type = "T" },
         { name = "scale", type = "float" },
-        { name = "reserve_space_1", type = "U" }, { name = "reserve_space_2", type = "U" },
+        { name = "reserve_space_1", type = "U" }, { name = "reserve_space_2", type = "U", range = { 0.1, 2.0 } },
       },
       outputs = {
         grads[1], grads[2], grads[3],
@@ -59,7 +59,7 @@ return {
       inputs = {
         { name = "y_backprop", type = "T" }, { name = "x", type = "T" },
         { name = "scale", type = "float" },
-        { name = "reserve_space_1", type = "U" }, { name = "reserve_space_2", type = "U" },
+        { name = "reserve_space_1", type = "U" }, { name = "reserve_space_2", type = "U", range = { 0.1, 2.0 } },
         { name = "reserve_space_3", type = "U", doc = "ignored on CPU, any shape" },
       },
       outputs = {

@@ -19,6 +19,7 @@ typedef struct kfm_input {
   int rank;
   int64_t dims[KF_MAX_RANK];
   const int32_t *values; /* inputs read while planning (input_sizes) */
+  float lo, hi;          /* the range random values are drawn from (the spec's range, else [-1, 1)) */
 } kfm_input;
 
 typedef struct kfm_instance {
@@ -28,8 +29,6 @@ typedef struct kfm_instance {
   const kfm_attr *attrs;
   int num_inputs;
   const kfm_input *inputs;   /* TF order */
-  const char *kernel_prefix; /* the generator's name of its kernel, up to the ISA suffix (informative:
-                                the runner checks the kernel by its metadata, runner.c) */
 } kfm_instance;
 
 extern const kfm_instance kfm_instances[];

@@ -1,7 +1,7 @@
 /*
 ** runner.c -- see runner.h. Inputs come from a fixed xorshift stream per
 ** instance, so the host and a microcontroller feed every kernel the same
-** bits; variances are kept positive, everything else lies in [-1, 1).
+** bits; each input in the range its op spec gives (variances positive), else [-1, 1).
 */
 #include <string.h>
 
@@ -20,10 +20,9 @@ static float uniform(uint64_t *s, float lo, float hi) {
 }
 
 static void fill(const kfm_input *d, void *buf, int64_t n, uint64_t *s) {
-  const int positive = strcmp(d->name, "reserve_space_2") == 0;
   int64_t i;
   for (i = 0; i < n; i++) {
-    float v = positive ? uniform(s, 0.1f, 2.0f) : uniform(s, -1.0f, 1.0f);
+    float v = uniform(s, d->lo, d->hi);
     switch (d->dtype) {
       case KF_HALF: ((uint16_t *)buf)[i] = kf_float_to_half(v); break;
       case KF_BFLOAT16: ((uint16_t *)buf)[i] = kf_float_to_bfloat16(v); break;
