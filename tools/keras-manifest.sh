@@ -10,8 +10,10 @@
 #
 # Creates or reuses the pinned TensorFlow venv of the tests (tests/tf/venv.sh,
 # outside the checkout); the kforge build itself never needs TensorFlow.
+# Paths given (--out, --check, --saved-model) are relative to the current
+# directory.
 set -u
-cd "$(dirname "$0")/.." || exit 1
-. tests/tf/venv.sh
+root=$(cd "$(dirname "$0")/.." && pwd) || exit 1
+. "$root/tests/tf/venv.sh"
 kforge_tf_venv >&2 || { echo "keras-manifest: no TensorFlow venv (see the tf-venv lines above)" >&2; exit 1; }
-exec "$KFORGE_TF_PY" tools/models/keras_manifest.py "$@"
+exec "$KFORGE_TF_PY" "$root/tools/models/keras_manifest.py" "$@"

@@ -236,7 +236,7 @@ def trace(args):
     return model, instances, comments, pruned
 
 
-def main():
+def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--app", help="a tf_keras.applications constructor, e.g. MobileNetV2")
@@ -251,38 +251,13 @@ def main():
     ap.add_argument("--out", default="-", help="the manifest file (default: stdout)")
     ap.add_argument("--check", help="compare with this manifest instead of writing; exit 1 if different")
     ap.add_argument("--json", help="also write the instances as JSON here")
-    args = ap.parse_args()
-    os.chdir(ROOT)
+    return ap
 
-    known = known_ops()
-    if args.ops:
-        args.ops = [o for o in args.ops.split(",") if o]
-        bad = [o for o in args.ops if o not in TRACEABLE]
-        if bad:
-            sys.exit("keras_manifest: --ops: %s not traceable (%s)" % (", ".join(bad), ", ".join(TRACEABLE)))
-    else:
-        args.ops = [o for o in TRACEABLE if o in known]
 
-    try:
-        import tensorflow  # noqa: F401
-        import tf_keras  # noqa: F401
-    except ImportError as e:
-        sys.exit("keras_manifest: cannot import TensorFlow / tf-keras (%s); run it with the venv of "
-                 "tests/tf/venv.sh, or use tools/keras-manifest.sh" % e)
-
-    model, instances, comments, pruned = trace(args)
-    from collections import Counter
-    counts = Counter(i["op"] for i in instances)
-    what = ", ".join("%d %s" % (n, op) for op, n in sorted(counts.items()))
-    src = args.saved_model or "tf_keras.applications.%s(%s)" % (
-        args.app, ", ".join(args.arg + (["input_shape=(%s)" % args.input_shape] if args.input_shape else [])
-                            + ["weights=None"]))
-    policy = args.policy or "float32"
-    summary = args.summary or "%s, batch %d, policy %s: %s." % (model.name, args.batch, policy, what)
-    cmd = ["tools/keras-manifest.sh"] + [a for a in sys.argv[1:]]
-    # the command that reproduces the file, without --out/--check/--json
+def reproduce(argv):
+    """The options that reproduce a manifest (without --out, --check, --json)."""
     rep, skip = [], False
-    for a in sys.argv[1:]:
+    for a in argv:
         if skip:
             skip = False
             continue
@@ -292,12 +267,46 @@ def main():
         if a.startswith(("--out=", "--check=", "--json=")):
             continue
         rep.append(a if all(c.isalnum() or c in "-_=.,/:" for c in a) else "'%s'" % a)
-    header = ("-- %s\n-- Traced from %s (Keras layer %s) with TensorFlow %s, tf-keras %s: one training step, batch "
-              "%d, policy %s.\n-- Written by tools/models/keras_manifest.py; regenerate, do not edit:\n--   "
-              "bash tools/keras-manifest.sh %s --out FILE\n") % (
-        summary, src, model.name, __import__("tensorflow").__version__, __import__("tf_keras").__version__,
-        args.batch, policy, " ".join(rep))
-    del cmd
+    return " ".join(rep)
+
+
+def manifest(args, argv):
+    """Traces the model; returns (manifest text, instances, one-line report)."""
+    os.chdir(ROOT)
+    known = known_ops()
+    if args.ops:
+        args.ops = [o for o in args.ops.split(",") if o]
+        bad = [o for o in args.ops if o not in TRACEABLE]
+        if bad:
+            sys.exit("keras_manifest: --ops: %s not traceable (%s)" % (", ".join(bad), ", ".join(TRACEABLE)))
+        unknown = [o for o in args.ops if o not in known]
+        if unknown:
+            sys.exit("keras_manifest: --ops: kforge's specs (specs/families.lua) do not know %s; its build "
+                     "could not use such a manifest" % ", ".join(unknown))
+    else:
+        args.ops = [o for o in TRACEABLE if o in known]
+    try:
+        import tensorflow as tf
+        import tf_keras
+    except ImportError as e:
+        sys.exit("keras_manifest: cannot import TensorFlow / tf-keras (%s); run it with the venv of "
+                 "tests/tf/venv.sh, or use tools/keras-manifest.sh" % e)
+
+    model, instances, comments, pruned = trace(args)
+    counts = {}
+    for i in instances:
+        counts[i["op"]] = counts.get(i["op"], 0) + 1
+    what = ", ".join("%d %s" % (n, op) for op, n in sorted(counts.items()))
+    src = args.saved_model or "tf_keras.applications.%s(%s)" % (
+        args.app, ", ".join(args.arg + (["input_shape=(%s)" % args.input_shape] if args.input_shape else [])
+                            + ["weights=None"]))
+    policy = args.policy or "float32"
+    summary = args.summary or "%s, batch %d, policy %s." % (model.name, args.batch, policy)
+    header = ("-- %s\n-- Traced from %s (Keras model %s) with TensorFlow %s, tf-keras %s: one training step, "
+              "batch %d, policy %s:\n-- %s.\n-- Written by tools/models/keras_manifest.py; regenerate, do not "
+              "edit:\n--   bash tools/keras-manifest.sh %s --out FILE\n") % (
+        summary, src, model.name, tf.__version__, tf_keras.__version__, args.batch, policy, what,
+        reproduce(argv))
     raw = {"model": {"name": args.name, "summary": summary, "instances": instances},
            "header": header, "comments": comments}
     with tempfile.TemporaryDirectory() as d:
@@ -308,14 +317,29 @@ def main():
         p = subprocess.run(["lua5.4", WRITER, rawf, out], cwd=ROOT, capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit("keras_manifest: the traced manifest is rejected: %s" % p.stderr.strip())
-        text = open(out).read()
+        with open(out) as f:
+            text = f.read()
+    report = "%s: %d instances (%s)%s" % (args.name, len(instances), what,
+                                          ", %d unused gradient nodes pruned" % pruned if pruned else "")
+    return text, instances, report
+
+
+def main():
+    argv = sys.argv[1:]
+    args = parser().parse_args(argv)
+    cwd = os.getcwd()
+    path = lambda p: p if p is None or p == "-" or os.path.isabs(p) else os.path.join(cwd, p)  # noqa: E731
+    args.out, args.check, args.json = path(args.out), path(args.check), path(args.json)
+    if args.saved_model:
+        args.saved_model = path(args.saved_model)
+    text, instances, report = manifest(args, argv)
+    print("keras_manifest: " + report, file=sys.stderr)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"name": args.name, "instances": instances, "comments": comments}, f, indent=1)
-    print("keras_manifest: %s: %d instances (%s)%s" % (args.name, len(instances), what,
-          ", %d unused gradient nodes pruned" % pruned if pruned else ""), file=sys.stderr)
+            json.dump({"name": args.name, "instances": instances}, f, indent=1)
     if args.check:
-        old = open(args.check).read()
+        with open(args.check) as f:
+            old = f.read()
         if old != text:
             sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True),
                                                        args.check, "traced", n=1))
