@@ -209,7 +209,8 @@ def trace(args):
         base = lname + ("/filter" if op.type == "DepthwiseConv2dNativeBackpropFilter" else "")
         used[base] = used.get(base, 0) + 1
         name = base if used[base] == 1 else "%s#%d" % (base, used[base])
-        attrs = {k: attr_text(tf, op.get_attr(k)) for k in sorted(op.node_def.attr)}
+        # the op's own attrs (not TF's internal ones, such as _has_manual_control_dependencies)
+        attrs = {k: attr_text(tf, op.get_attr(k)) for k in sorted(op.node_def.attr) if not k.startswith("_")}
         in_names = [a.name for a in op.op_def.input_arg]
         inputs, values = {}, {}
         for an, t in zip(in_names, op.inputs):
