@@ -39,9 +39,9 @@ Keras layer, its class and the TF node.
 
 The manifest is validated against the specs and written by
 tools/models/write_manifest.lua (generator/model.lua's format). --check FILE
-writes nothing and exits 1 when the traced manifest differs from FILE
-(tests/tf/test_keras_models.py uses it). --json FILE also writes the traced
-instances as JSON.
+writes nothing and exits 1 (printing a diff) when the traced manifest differs
+from FILE; tests/tf/test_keras_models.py does the same through manifest().
+--json FILE also writes the traced instances as JSON.
 """
 import argparse
 import ast
