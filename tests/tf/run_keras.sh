@@ -2,7 +2,8 @@
 # tests/tf/run_keras.sh -- the Keras-traced manifests against TensorFlow
 # (tests/tf/test_keras_models.py): re-tracing MobileNetV2 0.35/96 gives
 # exactly the checked-in specs/models/mobilenet_v2_96.lua, and every call it
-# records gives the same results in kforge (build/kforge) and TF 2.21.
+# records (and those of the same model under mixed_bfloat16) gives the same
+# results in kforge (build/kforge) and TF 2.21.
 #
 #   bash tests/tf/run_keras.sh [--seed S] [--jobs J]
 #   KFORGE_TF_SEED=S bash tests/tf/run_keras.sh     rerun a seed

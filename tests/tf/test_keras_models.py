@@ -14,6 +14,8 @@ python):
    forward pass saves) and compares them as tests/tf/differential.py does:
    same shapes and dtypes, values within docs/testing.md's per-dtype
    tolerance, kforge's error against float64 no worse than TF's.
+3. Traces the same model under the mixed_bfloat16 policy (--policies) and
+   runs its calls (T=bfloat16, U=float) the same way.
 One check per call plus one for the re-trace; ends with "N passed, M failed".
 The seed is fresh per run unless --seed or KFORGE_TF_SEED is given; it is
 printed with every failure.
@@ -23,6 +25,7 @@ import concurrent.futures
 import os
 import re
 import shlex
+import shutil
 import sys
 import tempfile
 import time
@@ -116,12 +119,46 @@ def make_call(idx, inst, seed):
     return c
 
 
+def run_calls(instances, label, seed, rerun, jobs):
+    """Every instance through kforge and TF on the same seeded tensors."""
+    calls, skipped = [], []
+    for i, inst in enumerate(instances):
+        c = make_call(i, inst, seed)
+        if c is None:
+            skipped.append(inst["name"])
+        else:
+            c.model_name = label + inst["name"]
+            calls.append(c)
+    work = tempfile.mkdtemp(prefix="kforge-tf-keras-")
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futs = [pool.submit(D.run_one, c, work) for c in calls]
+            for c, fu in zip(calls, futs):
+                try:
+                    problems = D.check_call(c, fu.result())
+                except Exception as e:  # noqa: BLE001 -- a harness error fails this call, visibly
+                    problems = ["harness error: %s: %s" % (type(e).__name__, e)]
+                what = "%s: %s" % (c.model_name, c.describe())
+                if problems:
+                    fail(what, "\n".join(problems + ["seed %d; %s" % (seed, rerun),
+                                                     "kforge: " + D.shell_quote(D.kforge_command(c, "DIR"))]))
+                else:
+                    ok("%s %s: kforge and TF agree" % (c.model_name, c.op))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    for name in skipped:
+        print("note - %s%s: no TF comparison for this op here (not counted)" % (label, name))
+    return len(calls)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kforge", default="build/kforge")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--manifest", default=MANIFEST)
+    ap.add_argument("--policies", default="mixed_bfloat16",
+                    help="comma-separated mixed-precision policies to trace and compare too ('' for none)")
     args = ap.parse_args()
     os.chdir(ROOT)
     D.KFORGE = os.path.abspath(args.kforge)
@@ -161,39 +198,22 @@ def main():
         fail("re-tracing differs from %s (TF, tf-keras or the tool changed; regenerate with the command in "
              "its header if intended)" % args.manifest, diff)
 
-    # 2. every recorded call through kforge and TF
+    # 2. every recorded call through kforge and TF; 3. the same model under
+    # a mixed-precision policy
     t2 = time.time()
-    calls, skipped = [], []
-    for i, inst in enumerate(instances):
-        c = make_call(i, inst, seed)
-        if c is None:
-            skipped.append(inst["name"])
-        else:
-            c.model_name = inst["name"]
-            calls.append(c)
-    work = tempfile.mkdtemp(prefix="kforge-tf-keras-")
-    try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futs = [pool.submit(D.run_one, c, work) for c in calls]
-            for c, fu in zip(calls, futs):
-                try:
-                    problems = D.check_call(c, fu.result())
-                except Exception as e:  # noqa: BLE001 -- a harness error fails this call, visibly
-                    problems = ["harness error: %s: %s" % (type(e).__name__, e)]
-                what = "%s: %s" % (c.model_name, c.describe())
-                if problems:
-                    fail(what, "\n".join(problems + ["seed %d; %s" % (seed, rerun),
-                                                     "kforge: " + D.shell_quote(D.kforge_command(c, "DIR"))]))
-                else:
-                    ok("%s %s: kforge and TF agree" % (c.model_name, c.op))
-    finally:
-        import shutil
-        shutil.rmtree(work, ignore_errors=True)
-    for name in skipped:
-        print("note - %s: no TF comparison for this op here (not counted)" % name)
+    ncalls = run_calls(instances, "", seed, rerun, args.jobs)
+    t_mixed = 0.0
+    for policy in [p for p in args.policies.split(",") if p]:
+        t3 = time.time()
+        margs = K.parser().parse_args(opts + ["--policy", policy])
+        _, minst, mreport = K.manifest(margs, opts)
+        t_mixed += time.time() - t3
+        print("tf-keras: %s traced: %s" % (policy, mreport))
+        ncalls += run_calls(minst, policy + " ", seed + 1, rerun, args.jobs)
     print("")
-    print("tf-keras: seed %d; TensorFlow %s import %.1fs, trace %.1fs, %d calls through kforge and TF %.1fs"
-          % (seed, D.tf.__version__, t_import, t_trace, len(calls), time.time() - t2))
+    print("tf-keras: seed %d; TensorFlow %s import %.1fs, trace %.1fs (+%.1fs mixed precision), %d calls "
+          "through kforge and TF %.1fs" % (seed, D.tf.__version__, t_import, t_trace, t_mixed, ncalls,
+                                           time.time() - t2 - t_mixed))
     print(D.STATS.report())
     print("%d passed, %d failed" % (PASSED[0], FAILED[0]))
     return 1 if FAILED[0] else 0
