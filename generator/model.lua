@@ -290,8 +290,10 @@ function M.kernel_set(model, specs, target, no_fallback, file)
 end
 
 -- The canonical text of a model manifest (tools/models/make_models.lua and
--- the recorder write the same format: one instance per line).
-function M.format(model, specs, header)
+-- the recorder write the same format: one instance per line). comments, if
+-- given, holds per instance index a comment written on the line before it
+-- (tools/models/keras_manifest.py: the Keras layer).
+function M.format(model, specs, header, comments)
   local ops = op_index(specs)
   local o = { header or "", "return {\n", string.format("  name = %q,\n  summary = %q,\n  instances = {\n",
     model.name, model.summary) }
@@ -300,7 +302,8 @@ function M.format(model, specs, header)
     for i, v in ipairs(t) do s[i] = tostring(v) end
     return #s == 0 and "{}" or "{ " .. table.concat(s, ", ") .. " }"
   end
-  for _, inst in ipairs(model.instances) do
+  for i, inst in ipairs(model.instances) do
+    if comments and comments[i] then o[#o + 1] = "    -- " .. comments[i]:gsub("\n", " ") .. "\n" end
     local op = ops[inst.op].op
     local a, ins, vals = {}, {}, {}
     for _, d in ipairs(op.attrs) do

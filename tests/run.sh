@@ -6,7 +6,8 @@
 # KFORGE_ISA=avx2 and KFORGE_ISA=scalar, the paths of CPUs without AVX-512
 # and without AVX2), the CLI, the PyTorch oracles, and the differential
 # tests against TensorFlow 2.21's CPU kernels (tests/tf/run.sh: its pinned
-# venv lives in ~/.cache/kforge, made once). Ends with
+# venv lives in ~/.cache/kforge, made once) and the Keras-traced manifests
+# against TF (tests/tf/run_keras.sh). Ends with
 # "N passed, M failed, K skipped" (K: cases that do not apply on this CPU,
 # such as forced AVX-512 kernels on a CPU without AVX-512); exits non-zero
 # on any failure.
@@ -129,6 +130,7 @@ for o in tests/oracle/*_torch.py; do
   run_suite "oracle-$f" $PY "$o" build/kforge
 done
 run_suite tf-differential bash tests/tf/run.sh
+run_suite tf-keras bash tests/tf/run_keras.sh
 run_suite models sh tests/models/test_models.sh
 run_suite tuning sh tests/tuning/test_tuning.sh
 

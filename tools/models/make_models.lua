@@ -1,6 +1,9 @@
--- make_models.lua -- writes the shipped model manifests (specs/models/*.lua):
--- the batch-norm and depthwise input-gradient calls of one training step of
--- each model, from its architecture. Run from the repository root:
+-- make_models.lua -- writes the hand-written model manifests
+-- (specs/models/resnet8_cifar.lua, kws_dscnn.lua): the batch-norm and
+-- depthwise input-gradient calls of one training step of each model, from
+-- its architecture. The MobileNetV2 manifests (and MobileNetV3-Small,
+-- EfficientNet-B0) are traced from tf-keras by tools/keras-manifest.sh
+-- instead (docs/models.md). Run from the repository root:
 --   lua5.4 tools/models/make_models.lua
 -- Deterministic; the manifests are checked in.
 package.path = "generator/?.lua;" .. package.path
@@ -34,38 +37,6 @@ local function builder(name, summary, fmt)
     }
     return oh, ow
   end
-  return m
-end
-
-local function divisible(v) -- MobileNet's make_divisible(v, 8)
-  local r = math.max(8, (math.floor(v + 4) // 8) * 8)
-  if r < 0.9 * v then r = r + 8 end
-  return r
-end
-
--- MobileNetV2 (Sandler et al. 2018) at resolution res and width alpha, batch 1.
-local function mobilenet_v2(name, res, alpha, summary)
-  local m = builder(name, summary, "NHWC")
-  local h = (res + 1) // 2
-  local c = divisible(32 * alpha)
-  m.bn("stem/bn", 1, h, h, c)
-  local blocks = { { 1, 16, 1, 1 }, { 6, 24, 2, 2 }, { 6, 32, 3, 2 }, { 6, 64, 4, 2 }, { 6, 96, 3, 1 },
-                   { 6, 160, 3, 2 }, { 6, 320, 1, 1 } }
-  local b = 0
-  for _, blk in ipairs(blocks) do
-    local t, cout, n, s = blk[1], divisible(blk[2] * alpha), blk[3], blk[4]
-    for i = 1, n do
-      local stride = i == 1 and s or 1
-      local hidden = c * t
-      local p = string.format("block%d/", b)
-      if t ~= 1 then m.bn(p .. "expand/bn", 1, h, h, hidden) end
-      local oh = m.dw(p .. "depthwise", 1, h, h, hidden, 3, stride)
-      m.bn(p .. "depthwise/bn", 1, oh, oh, hidden)
-      m.bn(p .. "project/bn", 1, oh, oh, cout)
-      h, c, b = oh, cout, b + 1
-    end
-  end
-  m.bn("head/bn", 1, h, h, alpha > 1 and divisible(1280 * alpha) or 1280)
   return m
 end
 
@@ -104,12 +75,6 @@ local function kws()
 end
 
 local models = {
-  mobilenet_v2(
-    "mobilenet_v2_224", 224, 1.0,
-    "MobileNetV2 1.0 at 224x224, NHWC, batch 1: every batch-norm and depthwise input gradient of a training step."),
-  mobilenet_v2(
-    "mobilenet_v2_96", 96, 0.35,
-    "MobileNetV2 0.35 at 96x96 (the microcontroller-sized variant), NHWC, batch 1."),
   resnet8(),
   kws(),
 }
